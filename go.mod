@@ -1,0 +1,3 @@
+module github.com/byheart/byheart
+
+go 1.24
