@@ -1,6 +1,9 @@
 package byheart
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Result is a composed context.
 type Result struct {
@@ -61,3 +64,6 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	r.Messages = append(r.Messages, Message{Role: User, Parts: []Part{{query}}})
 	return r, nil
 }
+
+// Terms returns the index terms the built-in BM25 sees in text. WIP.
+func Terms(text string) []string { return strings.Fields(strings.ToLower(text)) }
