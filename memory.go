@@ -2,12 +2,16 @@ package byheart
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"sync"
 	"time"
 	"unicode/utf8"
 )
 
-// Role says who spoke a turn. Only User and Assistant are accepted.
+// Role says who spoke a turn. Only User and Assistant are accepted: system
+// prompts and tool output belong to the caller's request, not to the
+// conversation's memory.
 type Role string
 
 // The two roles a conversation turn may have.
@@ -16,65 +20,429 @@ const (
 	Assistant Role = "assistant"
 )
 
-// Errors returned by Memory. Callers branch on them with errors.Is.
+// Errors returned by Memory. Each is a sentinel to test with errors.Is; the
+// returned error may wrap it with detail.
 var (
-	ErrRole   = errors.New("byheart: role must be \"user\" or \"assistant\"")
-	ErrEmpty  = errors.New("byheart: turn text is empty")
-	ErrUTF8   = errors.New("byheart: turn text is not valid UTF-8")
-	ErrIndex  = errors.New("byheart: turn index out of range")
+	// ErrRole: a role other than User or Assistant.
+	ErrRole = errors.New("byheart: role must be \"user\" or \"assistant\"")
+	// ErrEmpty: a turn with no text.
+	ErrEmpty = errors.New("byheart: turn text is empty")
+	// ErrUTF8: text or query that is not valid UTF-8.
+	ErrUTF8 = errors.New("byheart: text is not valid UTF-8")
+	// ErrIndex: a turn index outside the conversation.
+	ErrIndex = errors.New("byheart: turn index out of range")
+	// ErrBoundaries: the Boundaries hook panicked, timed out or returned
+	// split points that are not strictly increasing inside the stretch.
+	ErrBoundaries = errors.New("byheart: boundaries hook failed")
+	// ErrRetriever: the Retriever failed, panicked or returned scores that
+	// are not one finite number per document.
+	ErrRetriever = errors.New("byheart: retriever failed")
+	// ErrExternal: the External source failed; see Result.ExternalErr.
+	ErrExternal = errors.New("byheart: external source failed")
+	// ErrFormat: FromJSON was given data it cannot read as a memory.
 	ErrFormat = errors.New("byheart: malformed memory data")
 )
 
-// Options configures a Memory. The zero value is the recommended setup.
+// Defaults that the zero Options stand for.
+const (
+	// DefaultBudget is the context budget in characters (about 5,000 tokens).
+	DefaultBudget = 20_000
+	// DefaultChunk is the size at which a stretch closes, in characters.
+	DefaultChunk = 800
+	// DefaultStability keeps a selection until its best stretches score
+	// below half of what a fresh selection's would.
+	DefaultStability = 0.5
+)
+
+// boundariesTimeout bounds how long Append waits for the Boundaries hook.
+const boundariesTimeout = 2 * time.Second
+
+// Options configures a Memory. The zero value is the recommended setup: a
+// 20,000-character budget, 800-character stretches and a sticky selection.
 type Options struct {
-	Budget         int
-	Chunk          int
-	Stability      float64
-	Boundaries     func(tail []Turn) []int
-	Retriever      Retriever
-	External       External
+	// Budget is the most characters (Unicode code points) the composed
+	// context may hold, framing included, not counting the final query.
+	// Zero or less means DefaultBudget.
+	Budget int
+
+	// Chunk is the size in characters at which the open stretch closes and
+	// the next turn starts a new one. Zero or less means DefaultChunk.
+	Chunk int
+
+	// Stability says how long a selection is kept. A new query keeps the
+	// previous selection unless the three best-scoring stretches it shows
+	// (in the memory block or the turns after it) score below
+	// (1 − Stability) times the three best a rebuild would bring, or the
+	// budget runs out. Zero means
+	// DefaultStability; values in (0, 1] are stickier as they grow (1 keeps
+	// a selection until the budget forces a rebuild); a negative value
+	// reselects on every query, which suits one-shot questions with no
+	// prompt cache to keep warm.
+	Stability float64
+
+	// Boundaries, when set, is asked for split points inside a stretch that
+	// is about to close. It sees only that stretch's turns, is called once
+	// per stretch rather than on every append, and returns strictly
+	// increasing indices in [1, len(tail)) at which new stretches start.
+	// It runs while the Memory is locked and must return within two
+	// seconds; if it panics, times out or returns anything else, Append
+	// fails with ErrBoundaries and records nothing.
+	Boundaries func(tail []Turn) []int
+
+	// Retriever replaces the built-in BM25 ranking of stretches.
+	Retriever Retriever
+
+	// External supplies outside material; see Compose for when it is used.
+	External External
+
+	// ExternalMargin is a head start, in score units, given to outside
+	// material when it is weighed against the conversation. Zero admits it
+	// only when its best item outscores the conversation's best stretch.
 	ExternalMargin float64
+}
+
+func (o Options) normalized() Options {
+	if o.Budget <= 0 {
+		o.Budget = DefaultBudget
+	}
+	if o.Chunk <= 0 {
+		o.Chunk = DefaultChunk
+	}
+	if o.Stability == 0 || math.IsNaN(o.Stability) {
+		o.Stability = DefaultStability
+	}
+	if o.Stability > 1 {
+		o.Stability = 1
+	}
+	if math.IsNaN(o.ExternalMargin) {
+		o.ExternalMargin = 0
+	}
+	return o
 }
 
 // Turn is one message of the conversation as it was appended.
 type Turn struct {
-	Role     Role
-	Text     string
-	Time     time.Time
+	Role Role
+	// Text is verbatim: the resolved dates written beside relative
+	// expressions live only in what is indexed and rendered.
+	Text string
+	// Time is when the turn was said: given to AppendAt, or inherited from
+	// the previous turn. Zero when never known.
+	Time time.Time
+	// Redacted is set on the placeholder Redact leaves.
 	Redacted bool
 }
 
-// Memory holds one conversation. WIP skeleton.
-type Memory struct {
-	mu    sync.Mutex
-	opt   Options
-	turns []Turn
+// redactedText is what a redacted turn says from then on.
+const redactedText = "[redacted]"
+
+// turn is a Turn with what the Memory derives from it at ingest.
+type turn struct {
+	Turn
+	shown  string // Text with resolved dates beside it: what is indexed and rendered
+	native int32  // characters of the turn as its own message part
+	line   int32  // characters of the turn as a line of the memory block
+	runes  int32  // characters of shown
 }
 
-// New returns an empty Memory.
-func New(opts Options) *Memory { return &Memory{opt: opts} }
+// stretch is a run of consecutive turns that is selected or left out whole.
+type stretch struct {
+	start int   // first turn
+	size  int   // characters the whole stretch takes in the memory block
+	slot  int32 // index slot of a closed stretch; -1 while open
+}
 
-// Append records a turn with no time of its own.
+// Memory is one conversation's memory: the turns verbatim, grouped into
+// stretches, indexed for the query, and the selection currently kept.
+//
+// A Memory is safe for concurrent use by multiple goroutines; each method
+// holds an internal lock for its duration (Compose releases it while an
+// External source is consulted).
+type Memory struct {
+	mu     sync.Mutex
+	opt    Options
+	turns  []turn
+	str    []stretch
+	open   int // characters of the open stretch, for the chunk counter
+	total  int // characters of all turns as native parts
+	ix     *index
+	sel    *kept
+	scores []float64 // scratch for a scoring pass, by index slot
+	texts  []string  // stretch texts for a Retriever, by stretch; "" until built
+}
+
+// New returns an empty Memory configured by opts.
+func New(opts Options) *Memory {
+	return &Memory{opt: opts.normalized(), ix: newIndex()}
+}
+
+// Len returns the number of turns appended so far.
+func (m *Memory) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.turns)
+}
+
+// Turn returns the i-th turn, or ErrIndex.
+func (m *Memory) Turn(i int) (Turn, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if i < 0 || i >= len(m.turns) {
+		return Turn{}, fmt.Errorf("%w: %d of %d", ErrIndex, i, len(m.turns))
+	}
+	return m.turns[i].Turn, nil
+}
+
+// Bounds returns the first turn of each stretch, ascending.
+func (m *Memory) Bounds() []int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := make([]int, len(m.str))
+	for i, s := range m.str {
+		b[i] = s.start
+	}
+	return b
+}
+
+// Append records a turn with no time of its own: it inherits the previous
+// turn's. It returns the turn's index. A role other than User or Assistant,
+// empty text or invalid UTF-8 is an error and records nothing.
 func (m *Memory) Append(role Role, text string) (int, error) {
 	return m.AppendAt(role, text, time.Time{})
 }
 
-// AppendAt records a turn said at when.
+// AppendAt records a turn said at when, resolving relative dates in it
+// against that time (see Annotate). A zero when inherits the previous
+// turn's time. It returns the turn's index; on error nothing is recorded.
 func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
-	if role != User && role != Assistant {
-		return -1, ErrRole
-	}
-	if text == "" {
-		return -1, ErrEmpty
-	}
-	if !utf8.ValidString(text) {
-		return -1, ErrUTF8
+	if err := checkTurn(role, text); err != nil {
+		return -1, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if when.IsZero() && len(m.turns) > 0 {
-		when = m.turns[len(m.turns)-1].Time
+	n := len(m.turns)
+	if when.IsZero() && n > 0 {
+		when = m.turns[n-1].Time
 	}
-	m.turns = append(m.turns, Turn{Role: role, Text: text, Time: when})
-	return len(m.turns) - 1, nil
+	t := makeTurn(Turn{Role: role, Text: text, Time: when})
+	if len(m.str) > 0 && m.open >= m.opt.Chunk {
+		splits, err := m.askBoundaries()
+		if err != nil {
+			return -1, err
+		}
+		m.closeOpen(splits)
+		m.str = append(m.str, stretch{start: n, slot: -1})
+		m.open = 0
+	}
+	if len(m.str) == 0 {
+		m.str = append(m.str, stretch{start: 0, slot: -1})
+	}
+	m.turns = append(m.turns, t)
+	m.ix.addOpen(t.shown)
+	last := &m.str[len(m.str)-1]
+	last.size += m.lineCost(last.start, n)
+	m.open += int(t.runes)
+	m.total += int(t.native)
+	return n, nil
+}
+
+func checkTurn(role Role, text string) error {
+	if role != User && role != Assistant {
+		return fmt.Errorf("%w, not %q", ErrRole, string(role))
+	}
+	if text == "" {
+		return ErrEmpty
+	}
+	if !utf8.ValidString(text) {
+		return ErrUTF8
+	}
+	return nil
+}
+
+func makeTurn(t Turn) turn {
+	x := turn{Turn: t, shown: t.Text}
+	if !t.Redacted && !t.Time.IsZero() {
+		x.shown = Annotate(t.Text, t.Time)
+	}
+	x.runes = int32(utf8.RuneCountInString(x.shown))
+	x.native = int32(nativeSize(x.shown))
+	x.line = int32(lineSize(t.Role, x.shown))
+	return x
+}
+
+// askBoundaries consults the Boundaries hook about the open stretch and
+// returns absolute turn indices at which new stretches start.
+func (m *Memory) askBoundaries() ([]int, error) {
+	hook := m.opt.Boundaries
+	if hook == nil {
+		return nil, nil
+	}
+	start := m.str[len(m.str)-1].start
+	tail := make([]Turn, len(m.turns)-start)
+	for i := range tail {
+		tail[i] = m.turns[start+i].Turn
+	}
+	type answer struct {
+		points []int
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				done <- answer{err: fmt.Errorf("%w: panic: %v", ErrBoundaries, p)}
+			}
+		}()
+		done <- answer{points: hook(tail)}
+	}()
+	timer := time.NewTimer(boundariesTimeout)
+	defer timer.Stop()
+	var a answer
+	select {
+	case a = <-done:
+	case <-timer.C:
+		return nil, fmt.Errorf("%w: no answer within %v", ErrBoundaries, boundariesTimeout)
+	}
+	if a.err != nil {
+		return nil, a.err
+	}
+	prev := 0
+	splits := make([]int, len(a.points))
+	for i, p := range a.points {
+		if p <= prev || p >= len(tail) {
+			return nil, fmt.Errorf("%w: split points %v are not strictly increasing in [1, %d)",
+				ErrBoundaries, a.points, len(tail))
+		}
+		prev = p
+		splits[i] = start + p
+	}
+	return splits, nil
+}
+
+// closeOpen closes the open stretch, first splitting it at the given turns.
+func (m *Memory) closeOpen(splits []int) {
+	last := len(m.str) - 1
+	start := m.str[last].start
+	if len(splits) == 0 {
+		k := m.ix.key(m.pieces(start, len(m.turns)))
+		m.str[last].slot = m.ix.closeOpen(k, int32(last))
+		return
+	}
+	m.ix.resetOpen()
+	m.str = m.str[:last]
+	ends := append(splits, len(m.turns))
+	for _, end := range ends {
+		i := int32(len(m.str))
+		k := m.ix.key(m.pieces(start, end))
+		slot := m.ix.acquire(k, i, m.pieces(start, end))
+		m.str = append(m.str, stretch{start: start, size: m.sizeOf(start, end), slot: slot})
+		start = end
+	}
+}
+
+// pieces yields the shown texts of turns [a, b): a stretch's text is them
+// joined by newlines.
+func (m *Memory) pieces(a, b int) func(yield func(string)) {
+	return func(yield func(string)) {
+		for i := a; i < b; i++ {
+			yield(m.turns[i].shown)
+		}
+	}
+}
+
+// stretchEnd returns the end (exclusive) of stretch i.
+func (m *Memory) stretchEnd(i int) int {
+	if i+1 < len(m.str) {
+		return m.str[i+1].start
+	}
+	return len(m.turns)
+}
+
+// stretchOf returns the stretch holding turn t.
+func (m *Memory) stretchOf(t int) int {
+	lo, hi := 0, len(m.str)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if m.str[mid].start <= t {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo - 1
+}
+
+// Redact replaces turn i with a placeholder, keeping its place, role, time
+// and the stretch boundaries. Its text becomes unreachable: it leaves the
+// index, the encoding cache, the kept selection (the next Compose rebuilds)
+// and everything ToJSON writes from then on.
+func (m *Memory) Redact(i int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if i < 0 || i >= len(m.turns) {
+		return fmt.Errorf("%w: %d of %d", ErrIndex, i, len(m.turns))
+	}
+	old := m.turns[i]
+	if old.Redacted {
+		return nil
+	}
+	m.turns[i] = makeTurn(Turn{Role: old.Role, Text: redactedText, Time: old.Time, Redacted: true})
+	m.total += int(m.turns[i].native) - int(old.native)
+	s := m.stretchOf(i)
+	a, b := m.str[s].start, m.stretchEnd(s)
+	m.str[s].size = m.sizeOf(a, b)
+	if s == len(m.str)-1 && m.str[s].slot < 0 {
+		m.ix.resetOpen()
+		m.open = 0
+		for t := a; t < b; t++ {
+			m.ix.addOpen(m.turns[t].shown)
+			m.open += int(m.turns[t].runes)
+		}
+	} else {
+		k := m.ix.key(m.pieces(a, b))
+		slot := m.ix.acquire(k, int32(s), m.pieces(a, b))
+		m.ix.release(m.str[s].slot, int32(s))
+		m.str[s].slot = slot
+	}
+	m.sel = nil
+	m.texts = nil
+	return nil
+}
+
+// restretch replaces the stretch boundaries wholesale (bounds must start at 0,
+// ascend strictly and stay below len(m.turns)). Texts that survive keep their
+// encodings; the last stretch is the open one.
+func (m *Memory) restretch(bounds []int) {
+	old := m.str
+	for _, s := range old {
+		if s.slot >= 0 {
+			m.ix.slots[s.slot].users = m.ix.slots[s.slot].users[:0]
+		}
+	}
+	m.ix.resetOpen()
+	m.str = make([]stretch, 0, len(bounds))
+	for i, a := range bounds {
+		b := len(m.turns)
+		if i+1 < len(bounds) {
+			b = bounds[i+1]
+		}
+		st := stretch{start: a, size: m.sizeOf(a, b), slot: -1}
+		if i+1 < len(bounds) {
+			st.slot = m.ix.acquire(m.ix.key(m.pieces(a, b)), int32(i), m.pieces(a, b))
+		}
+		m.str = append(m.str, st)
+	}
+	for _, s := range old {
+		if s.slot >= 0 {
+			m.ix.release(s.slot, -1)
+		}
+	}
+	m.open = 0
+	if n := len(m.str); n > 0 {
+		for t := m.str[n-1].start; t < len(m.turns); t++ {
+			m.ix.addOpen(m.turns[t].shown)
+			m.open += int(m.turns[t].runes)
+		}
+	}
+	m.texts = nil
 }

@@ -1,0 +1,159 @@
+package byheart
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+)
+
+// FormatVersion is the version ToJSON writes. FromJSON reads this version
+// and earlier ones and refuses later ones with ErrVersion.
+const FormatVersion = 1
+
+// MaxJSON is the most bytes FromJSON reads; larger input is refused with
+// ErrTooLarge before it is parsed.
+const MaxJSON = 256 << 20
+
+// Errors returned by FromJSON, besides ErrFormat for malformed data.
+var (
+	ErrVersion  = errors.New("byheart: memory data from a newer format version")
+	ErrTooLarge = fmt.Errorf("byheart: memory data larger than %d bytes", MaxJSON)
+)
+
+// wire is the JSON form of a Memory.
+type wire struct {
+	Version   int        `json:"version"`
+	Turns     []wireTurn `json:"turns"`
+	Bounds    []int      `json:"bounds"`
+	Selection *wireKept  `json:"selection,omitempty"`
+}
+
+type wireTurn struct {
+	Role     Role       `json:"role"`
+	Text     string     `json:"text"`
+	Time     *time.Time `json:"time,omitempty"`
+	Redacted bool       `json:"redacted,omitempty"`
+}
+
+type wireKept struct {
+	Keys []int `json:"keys"`
+	Upto int   `json:"upto"`
+}
+
+// ToJSON returns the memory as JSON: its turns (a redacted turn only as its
+// placeholder), the stretch boundaries and the kept selection, with a format
+// version. Options are not saved; pass them again to FromJSON.
+func (m *Memory) ToJSON() ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w := wire{Version: FormatVersion, Turns: make([]wireTurn, len(m.turns)), Bounds: make([]int, len(m.str))}
+	for i := range m.turns {
+		t := &m.turns[i]
+		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted}
+		if !t.Time.IsZero() {
+			w.Turns[i].Time = &t.Time
+		}
+	}
+	for i, s := range m.str {
+		w.Bounds[i] = s.start
+	}
+	if m.sel != nil {
+		w.Selection = &wireKept{Keys: m.sel.keys, Upto: m.sel.upto}
+	}
+	return json.Marshal(w)
+}
+
+// FromJSON restores a Memory written by ToJSON, configured by opts. Turns
+// are checked as Append checks them; boundaries that are out of range,
+// unsorted or repeated are dropped, and a kept selection that no longer
+// matches the boundaries is dropped too (the next Compose rebuilds), since
+// both are derived state that can be repaired. Anything else malformed is
+// an error wrapping ErrFormat, ErrVersion or ErrTooLarge; FromJSON never
+// panics on its input.
+func FromJSON(data []byte, opts Options) (*Memory, error) {
+	if len(data) > MaxJSON {
+		return nil, ErrTooLarge
+	}
+	var w wire
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&w); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the memory object", ErrFormat)
+	}
+	switch {
+	case w.Version > FormatVersion:
+		return nil, fmt.Errorf("%w: version %d, this library reads up to %d", ErrVersion, w.Version, FormatVersion)
+	case w.Version < 1:
+		return nil, fmt.Errorf("%w: missing or invalid version %d", ErrFormat, w.Version)
+	}
+	m := New(opts)
+	m.turns = make([]turn, 0, len(w.Turns))
+	for i, wt := range w.Turns {
+		if err := checkTurn(wt.Role, wt.Text); err != nil {
+			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
+		}
+		t := Turn{Role: wt.Role, Text: wt.Text, Redacted: wt.Redacted}
+		if wt.Time != nil {
+			t.Time = *wt.Time
+		}
+		if t.Redacted {
+			t.Text = redactedText
+		}
+		x := makeTurn(t)
+		m.turns = append(m.turns, x)
+		m.total += int(x.native)
+	}
+	m.restretch(cleanBounds(w.Bounds, len(m.turns)))
+	if s := w.Selection; s != nil && m.validKept(s) {
+		m.sel = &kept{keys: append([]int(nil), s.Keys...), upto: s.Upto}
+		m.sel.block, m.sel.size = m.renderBlock(m.sel.keys, m.sel.upto)
+	}
+	return m, nil
+}
+
+// cleanBounds keeps the boundaries that can be stretch starts of n turns,
+// sorted and unique, starting at 0.
+func cleanBounds(bounds []int, n int) []int {
+	if n == 0 {
+		return nil
+	}
+	out := []int{0}
+	for _, b := range bounds {
+		if b > 0 && b < n {
+			out = append(out, b)
+		}
+	}
+	sort.Ints(out)
+	uniq := out[:1]
+	for _, b := range out[1:] {
+		if b != uniq[len(uniq)-1] {
+			uniq = append(uniq, b)
+		}
+	}
+	return uniq
+}
+
+// validKept reports whether a saved selection names existing stretches that
+// start before its cut, in ascending order.
+func (m *Memory) validKept(s *wireKept) bool {
+	if s.Upto < 0 || s.Upto > len(m.turns) {
+		return false
+	}
+	prev := -1
+	for _, k := range s.Keys {
+		if k <= prev || k >= s.Upto {
+			return false
+		}
+		if i := m.stretchOf(k); i < 0 || m.str[i].start != k {
+			return false
+		}
+		prev = k
+	}
+	return true
+}

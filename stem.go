@@ -1,0 +1,205 @@
+package byheart
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// Terms returns the index terms the built-in BM25 sees in text, in order:
+// lower-cased words and numbers with English stop words removed and a light
+// stem applied, and each Han, Hiragana, Katakana or Hangul character as a
+// term of its own (those scripts do not separate words with spaces). A
+// custom Retriever or a baseline that wants to tokenize exactly as byheart
+// does can call it.
+func Terms(text string) []string {
+	var out []string
+	var tk tokenizer
+	tk.each(text, func(term []byte) { out = append(out, string(term)) })
+	return out
+}
+
+// tokenizer splits text into terms without allocating per word: each term is
+// built in buf and handed to the callback, which must copy it if it keeps it.
+type tokenizer struct {
+	buf []byte
+}
+
+func (tk *tokenizer) each(text string, fn func(term []byte)) {
+	tk.buf = tk.buf[:0]
+	flush := func() {
+		if len(tk.buf) == 0 {
+			return
+		}
+		term := tk.buf
+		tk.buf = tk.buf[:0]
+		if len(term) == 1 && term[0] < utf8.RuneSelf && !isDigit(term[0]) {
+			return // lone letters carry no topic
+		}
+		if _, stop := stopWords[string(term)]; stop {
+			return
+		}
+		fn(stem(term))
+	}
+	for i := 0; i < len(text); {
+		c := text[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+				tk.buf = append(tk.buf, c)
+			case 'A' <= c && c <= 'Z':
+				tk.buf = append(tk.buf, c+'a'-'A')
+			case c == '\'' && len(tk.buf) > 0:
+				i += tk.apostrophe(text, i+1)
+				continue
+			default:
+				flush()
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == '’' && len(tk.buf) > 0:
+			i += size + tk.apostrophe(text, i+size) - 1
+			continue
+		case isIdeographic(r):
+			flush()
+			tk.buf = utf8.AppendRune(tk.buf, r)
+			flush()
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			tk.buf = utf8.AppendRune(tk.buf, unicode.ToLower(r))
+		default:
+			flush()
+		}
+		i += size
+	}
+	flush()
+}
+
+// apostrophe handles an apostrophe inside a word, with rest starting just
+// after it, and returns how many bytes of text it consumed including the
+// apostrophe itself. A possessive "'s" is dropped ("Caroline's" is about
+// Caroline); elsewhere the apostrophe is skipped so "don't" becomes "dont",
+// which the stop list knows.
+func (tk *tokenizer) apostrophe(text string, rest int) int {
+	if rest < len(text) && (text[rest] == 's' || text[rest] == 'S') &&
+		(rest+1 == len(text) || !isWordByte(text[rest+1])) {
+		return 2
+	}
+	return 1
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || isDigit(c) || c >= utf8.RuneSelf
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isIdeographic(r rune) bool {
+	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
+		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r))
+}
+
+// stem strips common English inflections in place. It is deliberately light:
+// it merges the forms a speaker varies between ("moving", "moved", "movers",
+// "move"; "houses", "house"; "quickly", "quick") and leaves alone short words,
+// numbers and words with non-ASCII letters, where a wrong cut costs more than
+// a missed merge.
+func stem(w []byte) []byte {
+	if len(w) <= 3 {
+		return w
+	}
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
+			return w
+		}
+	}
+	w = plural(w)
+	switch {
+	case hasSuffix(w, "ing") && len(w) >= 6 && hasVowel(w[:len(w)-3]):
+		w = undouble(w[:len(w)-3])
+	case hasSuffix(w, "ed") && len(w) >= 5 && hasVowel(w[:len(w)-2]):
+		w = undouble(w[:len(w)-2])
+	case hasSuffix(w, "er") && len(w) >= 5 && hasVowel(w[:len(w)-2]):
+		w = undouble(w[:len(w)-2])
+	case hasSuffix(w, "ly") && len(w) >= 6:
+		w = w[:len(w)-2]
+	}
+	if len(w) > 3 && w[len(w)-1] == 'e' {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+func plural(w []byte) []byte {
+	switch {
+	case hasSuffix(w, "ies") && len(w) > 4:
+		w = w[:len(w)-2]
+		w[len(w)-1] = 'y'
+	case hasSuffix(w, "sses"):
+		w = w[:len(w)-2]
+	case hasSuffix(w, "ches") || hasSuffix(w, "shes") || hasSuffix(w, "xes") || hasSuffix(w, "zzes"):
+		w = w[:len(w)-2]
+	case w[len(w)-1] == 's' && !hasSuffix(w, "ss") && !hasSuffix(w, "us") && !hasSuffix(w, "is"):
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+func undouble(w []byte) []byte {
+	n := len(w)
+	if n >= 2 && w[n-1] == w[n-2] && !isVowel(w[n-1]) && w[n-1] != 'l' && w[n-1] != 's' && w[n-1] != 'z' {
+		return w[:n-1]
+	}
+	return w
+}
+
+func hasSuffix(w []byte, s string) bool {
+	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
+}
+
+func isVowel(c byte) bool {
+	return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' || c == 'y'
+}
+
+func hasVowel(w []byte) bool {
+	for _, c := range w {
+		if isVowel(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// stopWords are the English function words, question words and chat fillers
+// that say nothing about a conversation's subject, including contractions
+// with the apostrophe removed as the tokenizer leaves them.
+var stopWords = func() map[string]struct{} {
+	words := []string{
+		"about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+		"are", "aren", "arent", "as", "at", "be", "because", "been", "before", "being", "below",
+		"between", "both", "but", "by", "can", "cant", "cannot", "could", "couldnt", "did", "didnt",
+		"do", "does", "doesnt", "doing", "dont", "down", "during", "each", "either", "else", "even",
+		"ever", "few", "for", "from", "further", "get", "gets", "got", "had", "hadnt", "has",
+		"hasnt", "have", "havent", "having", "he", "hed", "hell", "her", "here", "heres", "hers",
+		"herself", "hes", "hey", "hi", "him", "himself", "his", "how", "hows", "however", "id",
+		"if", "im", "in", "into", "is", "isnt", "it", "its", "itself", "ive", "just", "let",
+		"lets", "like", "ll", "lot", "me", "might", "more", "most", "much", "must", "mustnt",
+		"my", "myself", "no", "nor", "not", "now", "of", "off", "oh", "ok", "okay", "on", "once",
+		"only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "quite",
+		"re", "really", "said", "same", "say", "says", "shall", "shant", "she", "shed", "shell",
+		"shes", "should", "shouldnt", "so", "some", "such", "than", "that", "thats", "the",
+		"their", "theirs", "them", "themselves", "then", "there", "theres", "these", "they",
+		"theyd", "theyll", "theyre", "theyve", "this", "those", "though", "through", "to", "too",
+		"under", "until", "up", "us", "ve", "very", "was", "wasnt", "we", "wed", "well", "were",
+		"werent", "weve", "what", "whats", "when", "whens", "where", "wheres", "which", "while",
+		"who", "whom", "whos", "why", "whys", "will", "with", "wont", "would", "wouldnt", "yeah",
+		"yes", "yet", "you", "youd", "youll", "your", "youre", "yours", "yourself", "yourselves",
+		"youve", "wow", "lol", "hmm", "thanks", "thank",
+	}
+	m := make(map[string]struct{}, len(words))
+	for _, w := range words {
+		m[w] = struct{}{}
+	}
+	return m
+}()
