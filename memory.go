@@ -48,7 +48,7 @@ const (
 	// DefaultBudget is the context budget in characters (about 5,000 tokens).
 	DefaultBudget = 20_000
 	// DefaultChunk is the size at which a stretch closes, in characters.
-	DefaultChunk = 800
+	DefaultChunk = 1000
 	// DefaultStability keeps a selection until its best stretches score
 	// below half of what a fresh selection's would.
 	DefaultStability = 0.5
@@ -56,6 +56,11 @@ const (
 
 // boundariesTimeout bounds how long Append waits for the Boundaries hook.
 const boundariesTimeout = 2 * time.Second
+
+// sessionGap is the pause after which a turn starts a new stretch. On the
+// LoCoMo dev conversations, closing stretches at sitting boundaries as well
+// as by size raised evidence recall at 20,000 characters by about two points.
+const sessionGap = time.Hour
 
 // Options configures a Memory. The zero value is the recommended setup: a
 // 20,000-character budget, 800-character stretches and a sticky selection.
@@ -66,7 +71,8 @@ type Options struct {
 	Budget int
 
 	// Chunk is the size in characters at which the open stretch closes and
-	// the next turn starts a new one. Zero or less means DefaultChunk.
+	// the next turn starts a new one. A pause of an hour or more between two
+	// turns' times closes it too. Zero or less means DefaultChunk.
 	Chunk int
 
 	// Stability says how long a selection is kept. A new query keeps the
@@ -225,7 +231,7 @@ func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 		when = m.turns[n-1].Time
 	}
 	t := makeTurn(Turn{Role: role, Text: text, Time: when})
-	if len(m.str) > 0 && m.open >= m.opt.Chunk {
+	if len(m.str) > 0 && (m.open >= m.opt.Chunk || m.pause(when)) {
 		splits, err := m.askBoundaries()
 		if err != nil {
 			return -1, err
@@ -238,12 +244,22 @@ func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 		m.str = append(m.str, stretch{start: 0, slot: -1})
 	}
 	m.turns = append(m.turns, t)
-	m.ix.addOpen(t.shown)
 	last := &m.str[len(m.str)-1]
+	m.pieces(n, n+1, last.start)(m.ix.addOpen)
 	last.size += m.lineCost(last.start, n)
 	m.open += int(t.runes)
 	m.total += int(t.native)
 	return n, nil
+}
+
+// pause reports whether a turn said at when comes after a pause long enough
+// to end a sitting: a new sitting starts a new stretch, whatever its size.
+func (m *Memory) pause(when time.Time) bool {
+	n := len(m.turns)
+	if n == 0 || when.IsZero() || m.turns[n-1].Time.IsZero() {
+		return false
+	}
+	return when.Sub(m.turns[n-1].Time) >= sessionGap
 }
 
 func checkTurn(role Role, text string) error {
@@ -324,7 +340,7 @@ func (m *Memory) closeOpen(splits []int) {
 	last := len(m.str) - 1
 	start := m.str[last].start
 	if len(splits) == 0 {
-		k := m.ix.key(m.pieces(start, len(m.turns)))
+		k := m.ix.key(m.pieces(start, len(m.turns), start))
 		m.str[last].slot = m.ix.closeOpen(k, int32(last))
 		return
 	}
@@ -333,19 +349,24 @@ func (m *Memory) closeOpen(splits []int) {
 	ends := append(splits, len(m.turns))
 	for _, end := range ends {
 		i := int32(len(m.str))
-		k := m.ix.key(m.pieces(start, end))
-		slot := m.ix.acquire(k, i, m.pieces(start, end))
+		k := m.ix.key(m.pieces(start, end, start))
+		slot := m.ix.acquire(k, i, m.pieces(start, end, start))
 		m.str = append(m.str, stretch{start: start, size: m.sizeOf(start, end), slot: slot})
 		start = end
 	}
 }
 
-// pieces yields the shown texts of turns [a, b): a stretch's text is them
-// joined by newlines.
-func (m *Memory) pieces(a, b int) func(yield func(string)) {
+// pieces yields the text of turns [a, b) of the stretch starting at start as
+// the memory block shows it: date lines where the block writes them, then
+// each turn's shown text. A stretch's indexed text is its pieces joined by
+// newlines, so a question that names a date can find the talk of that day.
+func (m *Memory) pieces(a, b, start int) func(yield func(string)) {
 	return func(yield func(string)) {
-		for i := a; i < b; i++ {
-			yield(m.turns[i].shown)
+		for t := a; t < b; t++ {
+			if t == start || m.newDay(t) {
+				yield(dateLine(&m.turns[t]))
+			}
+			yield(m.turns[t].shown)
 		}
 	}
 }
@@ -393,14 +414,11 @@ func (m *Memory) Redact(i int) error {
 	m.str[s].size = m.sizeOf(a, b)
 	if s == len(m.str)-1 && m.str[s].slot < 0 {
 		m.ix.resetOpen()
-		m.open = 0
-		for t := a; t < b; t++ {
-			m.ix.addOpen(m.turns[t].shown)
-			m.open += int(m.turns[t].runes)
-		}
+		m.pieces(a, b, a)(m.ix.addOpen)
+		m.open = m.runes(a, b)
 	} else {
-		k := m.ix.key(m.pieces(a, b))
-		slot := m.ix.acquire(k, int32(s), m.pieces(a, b))
+		k := m.ix.key(m.pieces(a, b, a))
+		slot := m.ix.acquire(k, int32(s), m.pieces(a, b, a))
 		m.ix.release(m.str[s].slot, int32(s))
 		m.str[s].slot = slot
 	}
@@ -428,7 +446,7 @@ func (m *Memory) restretch(bounds []int) {
 		}
 		st := stretch{start: a, size: m.sizeOf(a, b), slot: -1}
 		if i+1 < len(bounds) {
-			st.slot = m.ix.acquire(m.ix.key(m.pieces(a, b)), int32(i), m.pieces(a, b))
+			st.slot = m.ix.acquire(m.ix.key(m.pieces(a, b, a)), int32(i), m.pieces(a, b, a))
 		}
 		m.str = append(m.str, st)
 	}
@@ -439,10 +457,18 @@ func (m *Memory) restretch(bounds []int) {
 	}
 	m.open = 0
 	if n := len(m.str); n > 0 {
-		for t := m.str[n-1].start; t < len(m.turns); t++ {
-			m.ix.addOpen(m.turns[t].shown)
-			m.open += int(m.turns[t].runes)
-		}
+		a := m.str[n-1].start
+		m.pieces(a, len(m.turns), a)(m.ix.addOpen)
+		m.open = m.runes(a, len(m.turns))
 	}
 	m.texts = nil
+}
+
+// runes is the characters of turns [a, b) as shown, for the chunk counter.
+func (m *Memory) runes(a, b int) int {
+	n := 0
+	for t := a; t < b; t++ {
+		n += int(m.turns[t].runes)
+	}
+	return n
 }

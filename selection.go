@@ -102,18 +102,15 @@ func (m *Memory) documents() []Document {
 	return docs
 }
 
+// joined is the indexed text of the stretch [a, b).
 func (m *Memory) joined(a, b int) string {
-	n := 0
-	for t := a; t < b; t++ {
-		n += len(m.turns[t].shown) + 1
-	}
-	buf := make([]byte, 0, n)
-	for t := a; t < b; t++ {
-		if t > a {
+	var buf []byte
+	m.pieces(a, b, a)(func(p string) {
+		if len(buf) > 0 {
 			buf = append(buf, '\n')
 		}
-		buf = append(buf, m.turns[t].shown...)
-	}
+		buf = append(buf, p...)
+	})
 	return string(buf)
 }
 
