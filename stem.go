@@ -120,6 +120,9 @@ func stem(w []byte) []byte {
 		w = undouble(w[:len(w)-3])
 	case hasSuffix(w, "ed") && len(w) >= 5 && hasVowel(w[:len(w)-2]):
 		w = undouble(w[:len(w)-2])
+	}
+	// A second step, so "volunteering" meets "volunteer" and "volunteers".
+	switch {
 	case hasSuffix(w, "er") && len(w) >= 5 && hasVowel(w[:len(w)-2]):
 		w = undouble(w[:len(w)-2])
 	case hasSuffix(w, "ly") && len(w) >= 6:
