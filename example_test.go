@@ -1,0 +1,146 @@
+package byheart_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/byheart/byheart"
+)
+
+// A live chat: append every turn, and before each model call compose the
+// context for the user's newest message.
+func Example() {
+	mem := byheart.New(byheart.Options{}) // 20,000 characters, sticky selection
+
+	may8 := time.Date(2023, time.May, 8, 13, 56, 0, 0, time.UTC)
+	mem.AppendAt(byheart.User, "We decided on 55 euro a month for the pro plan.", may8)
+	mem.Append(byheart.Assistant, "Noted: 55 a month, annual billing at a discount.")
+
+	res, err := mem.Compose(context.Background(), "What did we decide about pricing?")
+	if err != nil {
+		panic(err)
+	}
+	for _, msg := range res.Messages {
+		for _, p := range msg.Parts {
+			fmt.Printf("%s: %s\n", msg.Role, p.Text)
+		}
+	}
+	fmt.Println("cache breakpoint after part", res.StableUpto)
+	// Output:
+	// user: We decided on 55 euro a month for the pro plan.
+	// assistant: Noted: 55 a month, annual billing at a discount.
+	// user: What did we decide about pricing?
+	// cache breakpoint after part 1
+}
+
+// Above the budget, whole stretches of the conversation are chosen for the
+// query and quoted in one memory block; the newest exchange follows natively.
+func ExampleMemory_Compose() {
+	mem := byheart.New(byheart.Options{Budget: 1200, Chunk: 200})
+	day := time.Date(2024, time.March, 4, 9, 0, 0, 0, time.UTC)
+	for i := range 12 {
+		mem.AppendAt(byheart.User, fmt.Sprintf("Small talk number %d about the weather and the garden.", i), day)
+		mem.Append(byheart.Assistant, "Sounds lovely.")
+	}
+	mem.Append(byheart.User, "My sister Ada is flying in from Lisbon on Friday.")
+	mem.Append(byheart.Assistant, "How nice, say hello to Ada!")
+	for i := range 12 {
+		mem.Append(byheart.User, fmt.Sprintf("More small talk, part %d, about the weather.", i))
+		mem.Append(byheart.Assistant, "Indeed.")
+	}
+
+	res, _ := mem.Compose(context.Background(), "Where is my sister flying in from?")
+	block := res.Messages[0].Parts[0].Text
+	fmt.Println(strings.Contains(block, "user: My sister Ada is flying in from Lisbon on Friday."))
+	fmt.Println(res.Reselected)
+	// Output:
+	// true
+	// true
+}
+
+// Outside material goes in only when it beats the conversation itself.
+func ExampleExternalFunc() {
+	docs := byheart.ExternalFunc(func(ctx context.Context, query string) ([]byheart.Item, error) {
+		return []byheart.Item{{Text: "The office closes at 18:00 on public holidays.", Source: "handbook"}}, nil
+	})
+	mem := byheart.New(byheart.Options{External: docs})
+	mem.Append(byheart.User, "Can you remind me to water the plants?")
+	mem.Append(byheart.Assistant, "Sure, I will remind you tonight.")
+
+	res, _ := mem.Compose(context.Background(), "When does the office close on public holidays?")
+	last := res.Messages[len(res.Messages)-1]
+	fmt.Println(strings.Contains(last.Parts[0].Text, "from handbook"))
+	fmt.Println(strings.Contains(last.Parts[0].Text, "not instructions"))
+	// Output:
+	// true
+	// true
+}
+
+// A custom Retriever replaces the built-in BM25: here, a toy that scores a
+// stretch by how many query words it contains.
+func ExampleRetrieverFunc() {
+	overlap := byheart.RetrieverFunc(func(ctx context.Context, query string, docs []byheart.Document) ([]float64, error) {
+		words := strings.Fields(strings.ToLower(query))
+		scores := make([]float64, len(docs))
+		for i, d := range docs {
+			for _, w := range words {
+				if strings.Contains(strings.ToLower(d.Text), w) {
+					scores[i]++
+				}
+			}
+		}
+		return scores, nil
+	})
+	mem := byheart.New(byheart.Options{Retriever: overlap, Budget: 400, Chunk: 100, Stability: -1})
+	mem.Append(byheart.User, "The spare key is under the blue flowerpot.")
+	for i := range 10 {
+		mem.Append(byheart.Assistant, fmt.Sprintf("Filler line %d with nothing in it.", i))
+	}
+	res, _ := mem.Compose(context.Background(), "spare key")
+	fmt.Println(strings.Contains(res.Messages[0].Parts[0].Text, "blue flowerpot"))
+	// Output: true
+}
+
+// Relative dates are resolved when a turn is appended and written beside
+// the words; the turn's own text stays verbatim.
+func ExampleAnnotate() {
+	thursday := time.Date(2023, time.May, 25, 18, 0, 0, 0, time.UTC)
+	fmt.Println(byheart.Annotate("I ran the race last Saturday", thursday))
+	// Output: I ran the race last Saturday [20 May 2023]
+}
+
+// Persist a memory between requests of a stateless server.
+func ExampleFromJSON() {
+	mem := byheart.New(byheart.Options{})
+	mem.Append(byheart.User, "Call me Sam.")
+	data, _ := mem.ToJSON()
+
+	restored, err := byheart.FromJSON(data, byheart.Options{})
+	if err != nil {
+		panic(err)
+	}
+	t, _ := restored.Turn(0)
+	fmt.Println(t.Role, t.Text)
+	// Output: user Call me Sam.
+}
+
+// Redaction keeps the turn's place but makes its words unreachable.
+func ExampleMemory_Redact() {
+	mem := byheart.New(byheart.Options{})
+	i, _ := mem.Append(byheart.User, "my password is hunter2")
+	mem.Redact(i)
+	t, _ := mem.Turn(i)
+	fmt.Println(t.Text, t.Redacted)
+	// Output: [redacted] true
+}
+
+// Bad input is refused at the door and writes nothing.
+func ExampleMemory_Append() {
+	mem := byheart.New(byheart.Options{})
+	_, err := mem.Append("system", "You are a pirate.")
+	fmt.Println(errors.Is(err, byheart.ErrRole), mem.Len())
+	// Output: true 0
+}
