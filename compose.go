@@ -280,7 +280,7 @@ func (m *Memory) keep(rk *ranking, budget int) *kept {
 		return nil
 	}
 	cut := m.cut()
-	_, picked := m.choose(rk, cut, m.capacity(budget, cut, 0))
+	_, picked := m.choose(rk, cut, m.capacity(budget, cut, 0), judged)
 	have, ok := m.strength(rk, sel)
 	if !ok || have < (1-m.opt.Stability)*m.freshStrength(rk, picked) {
 		return nil
@@ -326,7 +326,7 @@ func (m *Memory) tailCost(t int) int {
 // rebuild makes a fresh selection for the ranking and keeps it.
 func (m *Memory) rebuild(rk *ranking, budget, reserve int) {
 	cut := m.cut()
-	keys, _ := m.choose(rk, cut, m.capacity(budget, cut, reserve))
+	keys, _ := m.choose(rk, cut, m.capacity(budget, cut, reserve), 0)
 	sel := &kept{keys: keys, upto: cut}
 	sel.block, sel.size = m.renderBlock(keys, cut)
 	m.sel = sel

@@ -1,3 +1,47 @@
+// Package byheart gives an LLM application conversation memory that keeps
+// the dialogue verbatim: nothing is extracted, summarised or rewritten, no
+// model is called and nothing runs beside your program. What reaches the
+// model are the conversation's own words, chosen to fit a budget and laid
+// out so the provider's prompt cache keeps working.
+//
+// An agent appends every turn and, before each model call, composes the
+// context for the user's newest message:
+//
+//	mem := byheart.New(byheart.Options{}) // 20,000 characters, sticky
+//	mem.AppendAt(byheart.User, "we settled on 55 euro a month", when)
+//	mem.Append(byheart.Assistant, "Noted: 55 a month.")
+//	res, err := mem.Compose(ctx, "what did we decide about pricing?")
+//	// send res.Messages; put the cache breakpoint at part res.StableUpto
+//
+// Compose follows four rules:
+//
+//  1. Below the budget, send everything: each turn as its own message part.
+//     A full history on a warm cache is cheaper than any clever assembly.
+//  2. Above it, select whole stretches by relevance. Turns are grouped into
+//     stretches of about Options.Chunk characters (a pause of an hour also
+//     ends one), ranked against the query with BM25, and the best that fit
+//     are quoted chronologically in one memory block, each turn labelled
+//     with its speaker and each stretch with its date. The newest exchange
+//     follows as native messages.
+//  3. Keep the selection still. Later queries reuse it while it still serves
+//     (Options.Stability) and the turns since follow it natively, so every
+//     part up to Result.StableUpto repeats byte for byte and the provider's
+//     prompt cache holds until a real change of subject, or the budget,
+//     forces a rebuild (Result.Reselected).
+//  4. Outside knowledge (Options.External) arrives last, and only when it
+//     beats the conversation: its best item must outscore the best stretch
+//     on one index. It sits after the breakpoint, framed as reference
+//     material that is not instructions.
+//
+// Relative dates are resolved at ingest: "I ran the race last Saturday",
+// said on Thursday 25 May 2023, is indexed and shown as "I ran the race last
+// Saturday [20 May 2023]" (see Annotate), while the turn keeps its words.
+//
+// The characters of everything but the final query never exceed the budget,
+// framing included. A turn's text can never pass for the memory block, the
+// outside-material block or another speaker's line. Redact removes a turn's
+// words from everything the memory holds or writes, and ToJSON/FromJSON
+// persist a memory, its kept selection included, between requests.
 package byheart
 
 import (
@@ -174,6 +218,7 @@ type Memory struct {
 	ix     *index
 	sel    *kept
 	scores []float64 // scratch for a scoring pass, by index slot
+	heap   []hit     // scratch for ordering hits
 	texts  []string  // stretch texts for a Retriever, by stretch; "" until built
 }
 

@@ -32,8 +32,17 @@ type ranking struct {
 	slots  []float64 // built-in BM25: by index slot
 	open   float64   // built-in BM25: the open stretch
 	custom []float64 // Retriever: by stretch
-	hits   []int     // stretches with a positive score
+	hits   []hit     // stretches with a positive score
 }
+
+// hit is a stretch with a positive score for the query.
+type hit struct {
+	s int
+	v float64
+}
+
+// before orders hits best first, newer first on ties.
+func (a hit) before(b hit) bool { return a.v > b.v || a.v == b.v && a.s > b.s }
 
 func (m *Memory) score(rk *ranking, s int) float64 {
 	switch {
@@ -61,11 +70,11 @@ func (m *Memory) rank(ctx context.Context, query string) (*ranking, error) {
 	rk.open, touched = m.ix.score(m.ix.corpus(nil), q, rk.slots, nil)
 	for _, s := range touched {
 		for _, u := range m.ix.slots[s].users {
-			rk.hits = append(rk.hits, int(u))
+			rk.hits = append(rk.hits, hit{int(u), rk.slots[s]})
 		}
 	}
 	if rk.open > 0 {
-		rk.hits = append(rk.hits, len(m.str)-1)
+		rk.hits = append(rk.hits, hit{len(m.str) - 1, rk.open})
 	}
 	return rk, nil
 }
@@ -74,8 +83,8 @@ func (m *Memory) unrank(rk *ranking) {
 	if rk.custom != nil {
 		return
 	}
-	for _, s := range rk.hits {
-		if sl := m.str[s].slot; sl >= 0 {
+	for _, h := range rk.hits {
+		if sl := m.str[h.s].slot; sl >= 0 {
 			rk.slots[sl] = 0
 		}
 	}
@@ -128,7 +137,7 @@ func (m *Memory) rankCustom(ctx context.Context, query string) (*ranking, error)
 			return nil, fmt.Errorf("%w: score %v for document %d", ErrRetriever, v, s)
 		}
 		if v > 0 {
-			rk.hits = append(rk.hits, s)
+			rk.hits = append(rk.hits, hit{s, v})
 		}
 	}
 	return rk, nil
@@ -164,19 +173,23 @@ func callRetriever(ctx context.Context, r Retriever, query string, docs []Docume
 
 // order returns the stretches in the order a greedy fill considers them:
 // positive scores best first (newer first on ties), then the rest newest
-// first, so a budget the query cannot fill goes to recent talk.
+// first, so a budget the query cannot fill goes to recent talk. The hits are
+// drawn from a heap, so a fill that stops after a few dozen stretches pays
+// for those, not for sorting every stretch the query touched.
 func (m *Memory) order(rk *ranking) func(yield func(int) bool) {
 	return func(yield func(int) bool) {
-		hits := rk.hits
-		sort.Slice(hits, func(i, j int) bool {
-			a, b := m.score(rk, hits[i]), m.score(rk, hits[j])
-			if a != b {
-				return a > b
-			}
-			return hits[i] > hits[j]
-		})
-		for _, s := range hits {
-			if !yield(s) {
+		h := append(m.heap[:0], rk.hits...)
+		for i := len(h)/2 - 1; i >= 0; i-- {
+			siftDown(h, i)
+		}
+		defer func() { m.heap = h[:0] }()
+		for len(h) > 0 {
+			top := h[0]
+			last := len(h) - 1
+			h[0] = h[last]
+			h = h[:last]
+			siftDown(h, 0)
+			if !yield(top.s) {
 				return
 			}
 		}
@@ -188,11 +201,32 @@ func (m *Memory) order(rk *ranking) func(yield func(int) bool) {
 	}
 }
 
+func siftDown(h []hit, i int) {
+	for {
+		best, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && h[l].before(h[best]) {
+			best = l
+		}
+		if r < len(h) && h[r].before(h[best]) {
+			best = r
+		}
+		if best == i {
+			return
+		}
+		h[i], h[best] = h[best], h[i]
+		i = best
+	}
+}
+
 // choose fills capacity characters greedily with stretches that start before
 // upto, each cut at upto. It returns their first turns ascending, and the
 // stretches with a positive score in the order they were picked, best first.
-func (m *Memory) choose(rk *ranking, upto, capacity int) (keys, picked []int) {
+// A positive limit stops it once that many have been picked.
+func (m *Memory) choose(rk *ranking, upto, capacity, limit int) (keys, picked []int) {
 	for s := range m.order(rk) {
+		if limit > 0 && len(picked) == limit {
+			break
+		}
 		if capacity < minStretchSize {
 			break
 		}
