@@ -9,6 +9,7 @@
 //	go run ./eval                                  # the project's synthetic data
 //	go run ./eval -locomo ../shared/locomo/locomo-dev.json
 //	go run ./eval -budget 10000 -only recall,replay -json
+//	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
 //
 // The sections are recall, temporal, replay, external and speed; eval/README.md
 // says what each measures. Tables go to stdout as Markdown, or as one JSON
@@ -50,11 +51,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	budget := fs.Int("budget", 20000, "context budget in characters")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of Markdown tables")
 	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
+	gen := fs.String("gen", "", "write the synthetic data to this file and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q; see -h", fs.Args())
+	}
+	if *gen != "" {
+		return writeSynthetic(*gen)
 	}
 	if *budget <= 0 {
 		return fmt.Errorf("-budget must be positive, got %d", *budget)
