@@ -43,9 +43,11 @@ func (c call) contextChars() int {
 //
 // A turn counts when its text, as appended or as annotated, appears in the
 // context. byheart's memory block labels speakers and may indent continuation
-// lines, so the fallback compares with every white space run collapsed to one
-// space on both sides; the plain substring test first is only a shortcut,
-// since a text found verbatim is also found collapsed.
+// lines, so the test compares with every white space run collapsed to one
+// space on both sides. Collapsing a whole context is the expensive step, so
+// two cheap tests come first: a text found verbatim is found, and a text whose
+// longest word appears nowhere verbatim cannot be found either, since
+// collapsing only changes white space.
 type sent struct {
 	parts []part
 	flat  string // the collapsed context, built on first need
@@ -55,25 +57,39 @@ func newSent(c call) *sent { return &sent{parts: c.context()} }
 
 // has reports whether t reached the context.
 func (s *sent) has(t *turn) bool {
-	for _, p := range s.parts {
-		if strings.Contains(p.text, t.Text) || strings.Contains(p.text, t.Annotated) {
-			return true
-		}
-	}
-	s.collapseOnce()
-	return strings.Contains(s.flat, t.flat) || strings.Contains(s.flat, t.flatAnnotated)
+	return s.holds(t.Text, t.flat) || s.holds(t.Annotated, t.flatAnnotated)
 }
 
 // hasText reports whether an arbitrary text (an external item) reached the
 // context.
-func (s *sent) hasText(text string) bool {
+func (s *sent) hasText(text string) bool { return s.holds(text, collapse(text)) }
+
+// holds reports whether the context holds text, whose collapsed form is flat.
+func (s *sent) holds(text, flat string) bool {
+	word := longestWord(flat)
+	maybe := false
 	for _, p := range s.parts {
 		if strings.Contains(p.text, text) {
 			return true
 		}
+		maybe = maybe || strings.Contains(p.text, word)
+	}
+	if !maybe {
+		return false
 	}
 	s.collapseOnce()
-	return strings.Contains(s.flat, collapse(text))
+	return strings.Contains(s.flat, flat)
+}
+
+// longestWord returns the longest space-separated word of a collapsed text.
+func longestWord(flat string) string {
+	longest := ""
+	for _, w := range strings.Split(flat, " ") {
+		if len(w) > len(longest) {
+			longest = w
+		}
+	}
+	return longest
 }
 
 func (s *sent) collapseOnce() {
@@ -87,21 +103,36 @@ func (s *sent) collapseOnce() {
 	s.flat = collapse(strings.Join(texts, "\n"))
 }
 
-// collapse makes every run of white space one space and trims the ends.
+// collapse makes every run of white space one space and trims the ends. It
+// runs over every context a turn was not found in verbatim, so it copies
+// whole runs of text and decodes only non-ASCII bytes.
 func collapse(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			space = true
-			continue
+	start := -1 // where the current run of text began
+	for i := 0; i < len(s); {
+		size, space := 1, false
+		if c := s[i]; c < utf8.RuneSelf {
+			space = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
 		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
+		switch {
+		case space && start >= 0:
+			b.WriteString(s[start:i])
+			start = -1
+		case !space && start < 0:
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			start = i
 		}
-		space = false
-		b.WriteRune(r)
+		i += size
+	}
+	if start >= 0 {
+		b.WriteString(s[start:])
 	}
 	return b.String()
 }

@@ -86,3 +86,8 @@ func tinyConversation() *conversation {
 	}
 	return c
 }
+
+func TestCollapseKeepsNonASCIIText(t *testing.T) {
+	assert.Equal(t, "café — naïve 日本", collapse("café\u2003—\u3000naïve \n日本"))
+	assert.Equal(t, "x", collapse("x"))
+}

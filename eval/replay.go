@@ -9,15 +9,18 @@ var replayMethods = []method{byheartDefault, byheartFresh, fullHistory, recencyW
 
 // replayTally sums one method's live-replay bill.
 type replayTally struct {
-	calls, warm       int
-	hits, warmHits    int
-	rebuilds          int
-	continuity        int // calls whose context held the previous turn
-	withPrevious      int // calls that had a previous turn
-	overruns          int
-	contextChars      int
-	maxContext        int
-	prompt, effective float64
+	calls, warm    int
+	hits, warmHits int
+	rebuilds       int
+	continuity     int // calls whose context held the previous turn
+	withPrevious   int // calls that had a previous turn
+	overruns       int
+	contextChars   int
+	maxContext     int
+	// prompt and effective sum the calls' tokens uncached and as billed;
+	// the warm sums count only calls that were not the first of a session.
+	prompt, effective         float64
+	warmPrompt, warmEffective float64
 }
 
 func (a *replayTally) merge(b replayTally) {
@@ -33,6 +36,8 @@ func (a *replayTally) merge(b replayTally) {
 	a.maxContext = max(a.maxContext, b.maxContext)
 	a.prompt += b.prompt
 	a.effective += b.effective
+	a.warmPrompt += b.warmPrompt
+	a.warmEffective += b.warmEffective
 }
 
 // replayConversation plays the conversation as a live chat: before each user
@@ -61,6 +66,8 @@ func replayConversation(conv *conversation, m method, budget int, lat *latencies
 			}
 			if !cold {
 				t.warm++
+				t.warmPrompt += b.prompt()
+				t.warmEffective += b.effective()
 				if b.hit() {
 					t.warmHits++
 				}
@@ -94,8 +101,12 @@ type replayRow struct {
 	Calls           int     `json:"calls"`
 	PromptTokens    float64 `json:"prompt_tokens_per_call"`
 	EffectiveTokens float64 `json:"effective_tokens_per_call"`
-	HitRate         float64 `json:"cache_hit_rate"`
-	WarmHitRate     float64 `json:"warm_cache_hit_rate"`
+	// WarmSaving is the share of the bill the cache saves on warm calls:
+	// 1 - effective/prompt tokens, over calls that were not the first of a
+	// session.
+	WarmSaving  float64 `json:"warm_saving"`
+	HitRate     float64 `json:"cache_hit_rate"`
+	WarmHitRate float64 `json:"warm_cache_hit_rate"`
 	// Rebuilds counts calls that reported Reselected; nil for the
 	// baselines, which have no selection to keep.
 	Rebuilds         *int    `json:"rebuilds,omitempty"`
@@ -115,6 +126,9 @@ func (t replayTally) row(m method) replayRow {
 	r := replayRow{Method: m.name, Calls: t.calls, Overruns: t.overruns, MaxContextChars: t.maxContext}
 	r.PromptTokens = ratio(t.prompt, t.calls)
 	r.EffectiveTokens = ratio(t.effective, t.calls)
+	if t.warmPrompt > 0 {
+		r.WarmSaving = 1 - t.warmEffective/t.warmPrompt
+	}
 	r.HitRate = ratio(float64(t.hits), t.calls)
 	r.WarmHitRate = ratio(float64(t.warmHits), t.warm)
 	r.Continuity = ratio(float64(t.continuity), t.withPrevious)

@@ -66,6 +66,7 @@ func TestReplayComposesBeforeEachUserTurnAndPricesTheCall(t *testing.T) {
 	assert.InDelta(t, (first+second+third)/3, row.EffectiveTokens, 1e-9)
 	assert.InDelta(t, 1.0/3, row.HitRate, 1e-9)
 	assert.InDelta(t, 1.0, row.WarmHitRate, 1e-9)
+	assert.InDelta(t, 1-second/(2000+tokensOf(1)+tokensOf(2)), row.WarmSaving, 1e-9, "the saving counts warm calls only")
 	assert.InDelta(t, 0.5, row.Continuity, 1e-9)
 	require.NotNil(t, row.Rebuilds)
 	assert.Equal(t, 1, *row.Rebuilds)
