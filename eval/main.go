@@ -25,6 +25,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -103,11 +104,7 @@ func chooseSections(only string) (map[string]bool, error) {
 	}
 	for _, s := range strings.Split(only, ",") {
 		s = strings.TrimSpace(s)
-		known := false
-		for _, n := range sectionNames {
-			known = known || n == s
-		}
-		if !known {
+		if !slices.Contains(sectionNames, s) {
 			return nil, fmt.Errorf("-only: unknown section %q (want some of %s)", s, strings.Join(sectionNames, ","))
 		}
 		chosen[s] = true
