@@ -207,7 +207,7 @@ func writeExternal(b *strings.Builder, r *externalResult) {
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", row.Test, row.Items, thousands(float64(row.Questions)), percent(row.Share), target)
 	}
-	fmt.Fprintf(b, "\nExternal errors: %d. Compositions over budget: %d.\n", r.ExternalErrors, r.Overruns)
+	fmt.Fprintf(b, "\nExternal errors: %s. Compositions over budget: %s.\n", thousands(float64(r.ExternalErrors)), thousands(float64(r.Overruns)))
 }
 
 func writeSpeed(b *strings.Builder, r *speedResult) {
