@@ -140,7 +140,7 @@ func (t replayTally) row(m method) replayRow {
 }
 
 // ratio is a/b, or 0 when there is nothing to divide by.
-func ratio(a float64, b int) float64 {
+func ratio[N int | float64](a float64, b N) float64 {
 	if b == 0 {
 		return 0
 	}

@@ -65,13 +65,6 @@ func findReplay(r *replayResult, name string) replayRow {
 	return replayRow{}
 }
 
-func ratioF(a, b float64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return a / b
-}
-
 // writeMarkdown prints the tables of every section that ran.
 func writeMarkdown(w io.Writer, r *results) error {
 	var b strings.Builder
@@ -190,7 +183,7 @@ func writeReplay(b *strings.Builder, r *replayResult) {
 		}
 		fmt.Fprintf(b, "| %s | %s | **%s** | %.2f | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			row.Method, thousands(row.PromptTokens), thousands(row.EffectiveTokens),
-			ratioF(row.EffectiveTokens, rag.EffectiveTokens), percent(row.WarmSaving), percent(row.HitRate), percent(row.WarmHitRate), rebuilds,
+			ratio(row.EffectiveTokens, rag.EffectiveTokens), percent(row.WarmSaving), percent(row.HitRate), percent(row.WarmHitRate), rebuilds,
 			percent(row.Continuity), thousands(float64(row.Overruns)), thousands(row.MeanContextChars), thousands(float64(row.MaxContextChars)))
 	}
 }

@@ -258,14 +258,13 @@ var relativeDates = []struct {
 	{"I {0} last week, it was quite something.", func(d time.Time, _ time.Weekday, _ bool) string { return "The week before " + dayString(d) }},
 }
 
-// lastWeekday is the weekday strictly before day, which is what "last
-// Saturday" means here and in parseAnswerDate.
+// lastWeekday answers "last Saturday" said on day, as a date or in LoCoMo's
+// "The Saturday before 25 May 2023" form.
 func lastWeekday(day time.Time, wd time.Weekday, phrase bool) string {
 	if phrase {
 		return "The " + wd.String() + " before " + dayString(day)
 	}
-	back := (int(day.Weekday())-int(wd)+6)%7 + 1
-	return dayString(day.AddDate(0, 0, -back))
+	return dayString(weekdayBefore(day, wd))
 }
 
 // multiHop facts take two turns, sessions apart, to answer (category 1).

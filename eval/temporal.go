@@ -185,9 +185,7 @@ func parseAnswerDate(answer string) (span, precision, string) {
 	}
 	if wd, ok := weekdays[firstWord(words)]; ok && len(words) == 5 && words[1] == "before" {
 		if d, n, ok := dayAt(words, 2); ok && n == 3 {
-			// The weekday strictly before the date, as LoCoMo's answers mean it.
-			back := (int(d.Weekday())-int(wd)+6)%7 + 1
-			return daySpan(d.AddDate(0, 0, -back)), dayPrecision, ""
+			return daySpan(weekdayBefore(d, wd)), dayPrecision, ""
 		}
 	}
 	switch len(words) {
@@ -212,6 +210,12 @@ func parseAnswerDate(answer string) (span, precision, string) {
 		}
 	}
 	return span{}, 0, skipOther
+}
+
+// weekdayBefore is the given weekday strictly before d: what "last
+// Saturday" said on d means, and what LoCoMo's "The Saturday before d" means.
+func weekdayBefore(d time.Time, wd time.Weekday) time.Time {
+	return d.AddDate(0, 0, -((int(d.Weekday())-int(wd)+6)%7 + 1))
 }
 
 func firstWord(words []string) string {
