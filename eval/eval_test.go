@@ -1,0 +1,53 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestLoCoMoGuards runs the measurements on the LoCoMo dev file and holds
+// byheart to the numbers the project promises at a 20,000-character budget:
+// evidence recall over categories 1–4 of at least 0.86 when composing fresh,
+// no composition over the budget, and a live replay that costs at most 40% of
+// plain RAG's effective tokens per call.
+//
+// The file is read from $BYHEART_LOCOMO, or from ../shared/locomo beside the
+// repository; it is never copied into the repository.
+func TestLoCoMoGuards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the LoCoMo run takes seconds; skipped with -short")
+	}
+	path := os.Getenv("BYHEART_LOCOMO")
+	if path == "" {
+		path = filepath.Join("..", "..", "shared", "locomo", "locomo-dev.json")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no LoCoMo file at %s (set BYHEART_LOCOMO to run the guards): %v", path, err)
+	}
+	start := time.Now()
+	ds, err := loadFile(path)
+	require.NoError(t, err)
+	const budget = 20000
+	res, err := measure(ds, budget, map[string]bool{"recall": true, "replay": true, "external": true}, &progress{w: io.Discard})
+	require.NoError(t, err)
+	t.Logf("LoCoMo measurements took %s", time.Since(start).Round(time.Millisecond))
+
+	fresh := findRecall(res.Recall, byheartFresh.name)
+	assert.GreaterOrEqual(t, fresh.Recall14, 0.86, "byheart fresh evidence recall over categories 1–4")
+
+	for _, name := range []string{byheartFresh.name, byheartDefault.name} {
+		assert.Zero(t, findRecall(res.Recall, name).Overruns, "%s: compositions over the budget while answering questions", name)
+		assert.Zero(t, findReplay(res.Replay, name).Overruns, "%s: compositions over the budget in the live replay", name)
+	}
+	assert.Zero(t, res.External.Overruns, "compositions over the budget with an External source")
+
+	sticky, rag := findReplay(res.Replay, byheartDefault.name), findReplay(res.Replay, plainRAG.name)
+	assert.LessOrEqual(t, sticky.EffectiveTokens, 0.4*rag.EffectiveTokens,
+		"live replay: byheart's effective tokens per call against plain RAG's")
+}

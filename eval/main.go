@@ -1,0 +1,327 @@
+// Command eval is byheart's benchmark. In one run, on the same conversations
+// and queries for every method, it shows what byheart sends a model and what
+// that costs, against what users would pick instead: a recency window (what a
+// token-buffer memory sends), plain RAG over single turns, and the full
+// history. It makes no model calls and needs no network.
+//
+// Usage:
+//
+//	go run ./eval                                  # the project's synthetic data
+//	go run ./eval -locomo ../shared/locomo/locomo-dev.json
+//	go run ./eval -budget 10000 -only recall,replay -json
+//	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
+//
+// The sections are recall, temporal, replay, external and speed; eval/README.md
+// says what each measures. Tables go to stdout as Markdown, or as one JSON
+// object with -json; progress goes to stderr.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "eval:", err)
+		os.Exit(1)
+	}
+}
+
+// sectionNames are the sections -only chooses from, in the order they run.
+var sectionNames = []string{"recall", "temporal", "replay", "external", "speed"}
+
+// syntheticPath is where the project's own data lives, from the module root.
+const syntheticPath = "testdata/synthetic.json"
+
+func run(args []string, stdout, stderr io.Writer) error {
+	start := time.Now()
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	locomo := fs.String("locomo", "", "a file in LoCoMo's locomo10.json shape (default: the project's synthetic data, "+syntheticPath+")")
+	budget := fs.Int("budget", 20000, "context budget in characters")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of Markdown tables")
+	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
+	gen := fs.String("gen", "", "write the synthetic data to this file and exit")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q; see -h", fs.Args())
+	}
+	if *gen != "" {
+		return writeSynthetic(*gen)
+	}
+	if *budget <= 0 {
+		return fmt.Errorf("-budget must be positive, got %d", *budget)
+	}
+	sections, err := chooseSections(*only)
+	if err != nil {
+		return err
+	}
+	path := *locomo
+	if path == "" {
+		if path, err = findSynthetic(); err != nil {
+			return err
+		}
+	}
+	ds, err := loadFile(path)
+	if err != nil {
+		return err
+	}
+	res, err := measure(ds, *budget, sections, &progress{w: stderr})
+	if err != nil {
+		return err
+	}
+	if res.Speed != nil {
+		res.Speed.Seconds = time.Since(start).Seconds()
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	return writeMarkdown(stdout, res)
+}
+
+func chooseSections(only string) (map[string]bool, error) {
+	chosen := map[string]bool{}
+	if only == "" {
+		for _, s := range sectionNames {
+			chosen[s] = true
+		}
+		return chosen, nil
+	}
+	for _, s := range strings.Split(only, ",") {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(sectionNames, s) {
+			return nil, fmt.Errorf("-only: unknown section %q (want some of %s)", s, strings.Join(sectionNames, ","))
+		}
+		chosen[s] = true
+	}
+	return chosen, nil
+}
+
+// findSynthetic locates the synthetic data from wherever in the module the
+// program runs (go run ./eval from the root, go run . from eval/).
+func findSynthetic() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, syntheticPath), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory, so no " + syntheticPath + "; run inside the module or pass -locomo FILE")
+		}
+		dir = parent
+	}
+}
+
+// results is everything one run measured; sections not run are nil.
+type results struct {
+	Data     dataInfo        `json:"data"`
+	Budget   int             `json:"budget"`
+	Recall   *recallResult   `json:"recall,omitempty"`
+	Temporal *temporalResult `json:"temporal,omitempty"`
+	Replay   *replayResult   `json:"replay,omitempty"`
+	External *externalResult `json:"external,omitempty"`
+	Speed    *speedResult    `json:"speed,omitempty"`
+	// Claims sets the reference's published numbers beside this run's.
+	Claims []claim `json:"reference_claims,omitempty"`
+}
+
+// dataInfo says what was measured.
+type dataInfo struct {
+	Source        string   `json:"source"`
+	Conversations int      `json:"conversations"`
+	Turns         int      `json:"turns"`
+	Questions     int      `json:"questions"`
+	BadEvidence   []string `json:"skipped_evidence_ids"`
+	NoEvidence    int      `json:"questions_without_evidence"`
+}
+
+// measure runs the chosen sections on ds.
+func measure(ds *dataset, budget int, sections map[string]bool, prog *progress) (*results, error) {
+	res := &results{Budget: budget, Data: dataInfo{
+		Source: ds.Source, Conversations: len(ds.Convs),
+		BadEvidence: ds.BadEvidence, NoEvidence: ds.NoEvidence,
+	}}
+	for _, c := range ds.Convs {
+		res.Data.Turns += len(c.Turns)
+		res.Data.Questions += len(c.Questions)
+	}
+	lat := &latencies{}
+	steps := []struct {
+		section string
+		run     func() error
+	}{
+		{"recall", func() (err error) {
+			res.Recall, err = measureRecall(ds, budget, lat, prog)
+			return err
+		}},
+		{"temporal", func() error {
+			res.Temporal = measureTemporal(ds)
+			return nil
+		}},
+		{"replay", func() (err error) {
+			res.Replay, err = measureReplay(ds, budget, lat, prog)
+			return err
+		}},
+		{"external", func() (err error) {
+			res.External, err = measureExternal(ds, budget, lat, prog)
+			return err
+		}},
+	}
+	var times []sectionTime
+	for _, step := range steps {
+		if !sections[step.section] {
+			continue
+		}
+		start := time.Now()
+		if err := step.run(); err != nil {
+			return nil, fmt.Errorf("%s: %w", step.section, err)
+		}
+		times = append(times, sectionTime{step.section, time.Since(start).Seconds()})
+	}
+	if sections["speed"] {
+		res.Speed = &speedResult{
+			Compose:  summarize(lat.composes),
+			Append:   summarize(lat.appends),
+			Growth:   growth(lat),
+			Sections: times,
+		}
+	}
+	res.Claims = claims(res)
+	return res, nil
+}
+
+func measureRecall(ds *dataset, budget int, lat *latencies, prog *progress) (*recallResult, error) {
+	n := len(recallMethods)
+	runs := make([]recallTally, len(ds.Convs)*n)
+	err := parallel(len(runs), lat, prog, "recall", func(j int, lat *latencies) (err error) {
+		runs[j], err = recallConversation(ds.Convs[j/n], recallMethods[j%n], budget, lat)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	sums := make([]recallTally, n)
+	for j, t := range runs {
+		sums[j%n].merge(t)
+	}
+	res := &recallResult{Budget: budget}
+	for i, m := range recallMethods {
+		res.Rows = append(res.Rows, sums[i].row(m.name))
+	}
+	total := 0
+	for _, c := range ds.Convs {
+		total += conversationChars(c)
+	}
+	res.FullHistoryChars = float64(total) / float64(len(ds.Convs))
+	return res, nil
+}
+
+func measureReplay(ds *dataset, budget int, lat *latencies, prog *progress) (*replayResult, error) {
+	n := len(replayMethods)
+	runs := make([]replayTally, len(ds.Convs)*n)
+	err := parallel(len(runs), lat, prog, "replay", func(j int, lat *latencies) (err error) {
+		runs[j], err = replayConversation(ds.Convs[j/n], replayMethods[j%n], budget, lat)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	sums := make([]replayTally, n)
+	for j, t := range runs {
+		sums[j%n].merge(t)
+	}
+	res := &replayResult{Budget: budget}
+	for i, m := range replayMethods {
+		res.Rows = append(res.Rows, sums[i].row(m))
+	}
+	return res, nil
+}
+
+func measureExternal(ds *dataset, budget int, lat *latencies, prog *progress) (*externalResult, error) {
+	runs := make([]externalTally, len(ds.Convs))
+	err := parallel(len(runs), lat, prog, "external", func(j int, lat *latencies) (err error) {
+		runs[j], err = externalConversation(ds, ds.Convs[j], budget, lat)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var sum externalTally
+	for _, t := range runs {
+		sum.merge(t)
+	}
+	return sum.result(), nil
+}
+
+// parallel runs job(i) for every i in [0, n) on one goroutine per CPU. Each
+// job gets latencies of its own, merged into lat in index order afterwards,
+// so no lock sits inside a timed call and no result depends on scheduling.
+func parallel(n int, lat *latencies, prog *progress, section string, job func(i int, lat *latencies) error) error {
+	lats := make([]latencies, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = job(i, &lats[i])
+				prog.done(section, n, start)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i := range lats {
+		lat.merge(&lats[i])
+	}
+	return errors.Join(errs...)
+}
+
+// progress reports finished runs on stderr, at most once a second, so a
+// long run shows it is alive without burying the terminal.
+type progress struct {
+	w     io.Writer
+	mu    sync.Mutex
+	count map[string]int
+	last  time.Time
+}
+
+func (p *progress) done(section string, total int, start time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.count == nil {
+		p.count = map[string]int{}
+	}
+	p.count[section]++
+	n := p.count[section]
+	if n < total && time.Since(p.last) < time.Second {
+		return
+	}
+	p.last = time.Now()
+	fmt.Fprintf(p.w, "eval: %s %d/%d runs, %.1fs\n", section, n, total, time.Since(start).Seconds())
+}

@@ -1,0 +1,148 @@
+package main
+
+import "github.com/byheart/byheart"
+
+// replayMethods are priced on the live replay: byheart as a live chat uses it
+// (default, sticky), byheart reselecting on every call (to show what
+// stickiness buys), and the baselines.
+var replayMethods = []method{byheartDefault, byheartFresh, fullHistory, recencyWindow, plainRAG}
+
+// replayTally sums one method's live-replay bill.
+type replayTally struct {
+	calls, warm    int
+	hits, warmHits int
+	rebuilds       int
+	continuity     int // calls whose context held the previous turn
+	withPrevious   int // calls that had a previous turn
+	overruns       int
+	contextChars   int
+	maxContext     int
+	// prompt and effective sum the calls' tokens uncached and as billed;
+	// the warm sums count only calls that were not the first of a session.
+	prompt, effective         float64
+	warmPrompt, warmEffective float64
+}
+
+func (a *replayTally) merge(b replayTally) {
+	a.calls += b.calls
+	a.warm += b.warm
+	a.hits += b.hits
+	a.warmHits += b.warmHits
+	a.rebuilds += b.rebuilds
+	a.continuity += b.continuity
+	a.withPrevious += b.withPrevious
+	a.overruns += b.overruns
+	a.contextChars += b.contextChars
+	a.maxContext = max(a.maxContext, b.maxContext)
+	a.prompt += b.prompt
+	a.effective += b.effective
+	a.warmPrompt += b.warmPrompt
+	a.warmEffective += b.warmEffective
+}
+
+// replayConversation plays the conversation as a live chat: before each user
+// turn is appended, the method composes with that turn as the query, and the
+// call is priced; assistant turns are only appended.
+func replayConversation(conv *conversation, m method, budget int, lat *latencies) (replayTally, error) {
+	comp := m.make(budget, lat)
+	var k cache
+	var t replayTally
+	session := -1
+	for i := range conv.Turns {
+		turn := &conv.Turns[i]
+		if turn.Role == byheart.User {
+			c, err := comp.compose(turn.Text)
+			if err != nil {
+				return replayTally{}, err
+			}
+			cold := turn.Session != session
+			session = turn.Session
+			b := k.charge(c, cold)
+			t.calls++
+			t.prompt += b.prompt()
+			t.effective += b.effective()
+			if b.hit() {
+				t.hits++
+			}
+			if !cold {
+				t.warm++
+				t.warmPrompt += b.prompt()
+				t.warmEffective += b.effective()
+				if b.hit() {
+					t.warmHits++
+				}
+			}
+			if c.reselected {
+				t.rebuilds++
+			}
+			if i > 0 {
+				t.withPrevious++
+				if newSent(c).has(&conv.Turns[i-1]) {
+					t.continuity++
+				}
+			}
+			size := c.contextChars()
+			t.contextChars += size
+			t.maxContext = max(t.maxContext, size)
+			if size > budget {
+				t.overruns++
+			}
+		}
+		if err := comp.add(turn); err != nil {
+			return replayTally{}, err
+		}
+	}
+	return t, nil
+}
+
+// replayRow is one method's line of the replay table.
+type replayRow struct {
+	Method          string  `json:"method"`
+	Calls           int     `json:"calls"`
+	PromptTokens    float64 `json:"prompt_tokens_per_call"`
+	EffectiveTokens float64 `json:"effective_tokens_per_call"`
+	// WarmSaving is the share of the bill the cache saves on warm calls:
+	// 1 - effective/prompt tokens, over calls that were not the first of a
+	// session.
+	WarmSaving  float64 `json:"warm_saving"`
+	HitRate     float64 `json:"cache_hit_rate"`
+	WarmHitRate float64 `json:"warm_cache_hit_rate"`
+	// Rebuilds counts calls that reported Reselected; nil for the
+	// baselines, which have no selection to keep.
+	Rebuilds         *int    `json:"rebuilds,omitempty"`
+	Continuity       float64 `json:"continuity"`
+	Overruns         int     `json:"over_budget"`
+	MeanContextChars float64 `json:"mean_context_chars"`
+	MaxContextChars  int     `json:"max_context_chars"`
+}
+
+// replayResult is the replay section.
+type replayResult struct {
+	Budget int         `json:"budget"`
+	Rows   []replayRow `json:"rows"`
+}
+
+func (t replayTally) row(m method) replayRow {
+	r := replayRow{Method: m.name, Calls: t.calls, Overruns: t.overruns, MaxContextChars: t.maxContext}
+	r.PromptTokens = ratio(t.prompt, t.calls)
+	r.EffectiveTokens = ratio(t.effective, t.calls)
+	if t.warmPrompt > 0 {
+		r.WarmSaving = 1 - t.warmEffective/t.warmPrompt
+	}
+	r.HitRate = ratio(float64(t.hits), t.calls)
+	r.WarmHitRate = ratio(float64(t.warmHits), t.warm)
+	r.Continuity = ratio(float64(t.continuity), t.withPrevious)
+	r.MeanContextChars = ratio(float64(t.contextChars), t.calls)
+	if m.selects {
+		r.Rebuilds = &t.rebuilds
+	}
+	return r
+}
+
+// ratio is a/b, or 0 when there is nothing to divide by.
+func ratio[N int | float64](a float64, b N) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / float64(b)
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func day(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+
+func TestParseAnswerDateReadsLoCoMoAnswers(t *testing.T) {
+	cases := []struct {
+		answer string
+		want   span
+		prec   precision
+	}{
+		{"7 May 2023", daySpan(day(2023, 5, 7)), dayPrecision},
+		{" 23 July, 2023", daySpan(day(2023, 7, 23)), dayPrecision},
+		{"August 9, 2022", daySpan(day(2022, 8, 9)), dayPrecision},
+		{"5 November, 2022.", daySpan(day(2022, 11, 5)), dayPrecision},
+		{"On 21 July 2023", daySpan(day(2023, 7, 21)), dayPrecision},
+		{"2023-05-07", daySpan(day(2023, 5, 7)), dayPrecision},
+		// 25 May 2023 was a Thursday; the Sunday before it is the 21st.
+		{"The sunday before 25 May 2023", daySpan(day(2023, 5, 21)), dayPrecision},
+		{"The Friday before 10July, 2022.", daySpan(day(2022, 7, 8)), dayPrecision},
+		{"The sunday before 3` July 2023", daySpan(day(2023, 7, 2)), dayPrecision},
+		// A weekday before the same weekday is a week back, not the same day.
+		{"The Thursday before 25 May 2023", daySpan(day(2023, 5, 18)), dayPrecision},
+		{"June 2023", monthSpan(2023, 6), monthPrecision},
+		{"May, 2023", monthSpan(2023, 5), monthPrecision},
+		{"April.2023", monthSpan(2023, 4), monthPrecision},
+		{"In September, 2022", monthSpan(2022, 9), monthPrecision},
+		{"November, 2023.", monthSpan(2023, 11), monthPrecision},
+		{"2022", yearSpan(2022), yearPrecision},
+		{"In 2021", yearSpan(2021), yearPrecision},
+	}
+	for _, tc := range cases {
+		got, prec, reason := parseAnswerDate(tc.answer)
+		if assert.Empty(t, reason, tc.answer) {
+			assert.Equal(t, tc.want, got, tc.answer)
+			assert.Equal(t, tc.prec, prec, tc.answer)
+		}
+	}
+}
+
+func TestParseAnswerDateSkipsWhatIsNotOneDayMonthOrYear(t *testing.T) {
+	for answer, reason := range map[string]string{
+		"The week before 9 June 2023":               skipWeek,
+		"The weekend after 3June, 2022.":            skipWeek,
+		"two weekends before 17 July 2023":          skipWeek,
+		"first week of May 2023":                    skipWeek,
+		"three years":                               skipOther,
+		"Since 2016":                                skipOther,
+		"13 August":                                 skipOther,
+		"Januarty 5, 2024":                          skipOther,
+		"around April 2, 2023":                      skipOther,
+		"between October 19 and 24, 2023":           skipOther,
+		"November 5-6, 2022":                        skipOther,
+		"31 February 2023":                          skipOther,
+		"Seattle":                                   skipOther,
+		"":                                          skipOther,
+		"The Friday before the big day":             skipOther,
+		"On the night of October 30 to 31, 2022":    skipOther,
+		"The summer of 2022":                        skipOther,
+		"They rented an apartment near McGee's bar": skipOther,
+	} {
+		_, _, got := parseAnswerDate(answer)
+		assert.Equal(t, reason, got, answer)
+	}
+}
+
+func TestNamesAcceptsAMentionInsideTheAnswer(t *testing.T) {
+	text := "I ran the race last Saturday [20 May 2023], the week after the fair."
+	assert.True(t, names(text, daySpan(day(2023, 5, 20))))
+	assert.True(t, names(text, monthSpan(2023, 5)), "a day names its month")
+	assert.True(t, names(text, yearSpan(2023)), "and its year")
+	assert.False(t, names(text, daySpan(day(2023, 5, 21))))
+
+	month := "We moved last month [April 2023]."
+	assert.True(t, names(month, monthSpan(2023, 4)))
+	assert.False(t, names(month, daySpan(day(2023, 4, 1))), "a month does not name a day")
+
+	assert.True(t, names("It was back in 2022, I think.", yearSpan(2022)))
+	assert.True(t, names("on May 20th, 2023", daySpan(day(2023, 5, 20))))
+	assert.True(t, names("[2023-05-20]", daySpan(day(2023, 5, 20))))
+	assert.False(t, names("I may 20 times have said it in 2023", daySpan(day(2023, 5, 20))), "a date needs its parts in a date's order")
+	assert.False(t, names("Room 2023, floor 5", yearSpan(2022)))
+}
+
+func TestMeasureTemporalComparesAnnotatedWithRaw(t *testing.T) {
+	conv := &conversation{ID: "c", Turns: []turn{
+		mkTurn("D1:1", "Ana", "user", "I ran last Saturday.", "I ran last Saturday [20 May 2023]."),
+		mkTurn("D1:2", "Bo", "assistant", "In June 2023 we met.", "In June 2023 we met."),
+	}}
+	conv.Questions = []question{
+		{Answer: "20 May 2023", Category: 2, Evidence: []int{0}},
+		{Answer: "June 2023", Category: 2, Evidence: []int{1}},
+		{Answer: "2022", Category: 2, Evidence: []int{0, 1}},
+		{Answer: "The week before 9 June 2023", Category: 2, Evidence: []int{0}},
+		{Answer: "20 May 2023", Category: 4, Evidence: []int{0}},
+	}
+	res := measureTemporal(&dataset{Convs: []*conversation{conv}})
+	assert.Equal(t, 4, res.Temporal)
+	assert.Equal(t, []temporalRow{
+		{Names: "a day", Questions: 1, Annotated: 1, Raw: 0},
+		{Names: "a month", Questions: 1, Annotated: 1, Raw: 1},
+		{Names: "a year", Questions: 1, Annotated: 0, Raw: 0},
+		{Names: "all counted", Questions: 3, Annotated: 2, Raw: 1},
+	}, res.Rows)
+	assert.Equal(t, []skippedAnswer{{"c", "The week before 9 June 2023", skipWeek}}, res.Skipped)
+}
