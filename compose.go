@@ -459,21 +459,44 @@ func indentedSize(s string) int {
 
 // writeIndented writes s with two spaces after every line break, so no line
 // of a quoted turn can start at the margin where speakers and markers are.
-// A CR LF pair is one break.
+// A CR LF pair is one break. s is valid UTF-8, so the breaks outside ASCII
+// (U+0085, U+2028, U+2029) are found by their bytes, and the text between
+// breaks is written in one piece.
 func writeIndented(b *strings.Builder, s string) {
+	start := 0
 	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		b.WriteString(s[i : i+size])
-		i += size
-		if !isBreak(r) {
+		n := breakAt(s, i)
+		if n == 0 {
+			i++
 			continue
 		}
-		if r == '\r' && i < len(s) && s[i] == '\n' {
-			b.WriteByte('\n')
-			i++
-		}
+		i += n
+		b.WriteString(s[start:i])
 		b.WriteString("  ")
+		start = i
 	}
+	b.WriteString(s[start:])
+}
+
+// breakAt returns the length in bytes of the line break that starts at s[i]
+// (a CR LF pair counts as one), or 0 if none does.
+func breakAt(s string, i int) int {
+	switch c := s[i]; {
+	case c >= '\n' && c <= '\r':
+		if c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+			return 2
+		}
+		return 1
+	case c == 0xC2: // U+0085
+		if i+1 < len(s) && s[i+1] == 0x85 {
+			return 2
+		}
+	case c == 0xE2: // U+2028, U+2029
+		if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xA8 || s[i+2] == 0xA9) {
+			return 3
+		}
+	}
+	return 0
 }
 
 // dateLine opens a stretch, or marks a change of day inside one.
@@ -522,6 +545,13 @@ func (m *Memory) renderBlock(keys []int, upto int) (string, int) {
 		return "", 0
 	}
 	var b strings.Builder
+	grow := len(memoryHeader) + len(memoryFooter)
+	for _, k := range keys {
+		for t := k; t < min(m.stretchEnd(m.stretchOf(k)), upto); t++ {
+			grow += len(m.turns[t].shown) + 40
+		}
+	}
+	b.Grow(grow)
 	size := memoryFraming
 	b.WriteString(memoryHeader)
 	for _, k := range keys {
@@ -531,8 +561,13 @@ func (m *Memory) renderBlock(keys []int, upto int) (string, int) {
 			if t == k || m.newDay(t) {
 				b.WriteString(dateLine(tt))
 			}
-			b.WriteString(label(tt.Role))
-			writeIndented(&b, tt.shown)
+			label := label(tt.Role)
+			b.WriteString(label)
+			if int(tt.line) == len(label)+int(tt.runes)+1 {
+				b.WriteString(tt.shown) // no line break to indent
+			} else {
+				writeIndented(&b, tt.shown)
+			}
 			b.WriteByte('\n')
 			size += m.lineCost(k, t)
 		}
