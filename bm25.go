@@ -3,6 +3,7 @@ package byheart
 import (
 	"hash/maphash"
 	"math"
+	mbits "math/bits"
 )
 
 // BM25 parameters: term-frequency saturation and length normalisation.
@@ -33,7 +34,9 @@ type slot struct {
 }
 
 // index is a BM25 index over stretch texts. Closed stretches never change
-// once written, so they live in posting lists; the open stretch, which grows
+// once written, so they live in posting lists, each sorted by slot so a
+// query can look a text up in it and walk it alongside others; the open
+// stretch, which grows
 // on every append, is kept apart as a small term-frequency map and scored
 // directly. The slot map keyed by content is the encoding cache: a stretch
 // whose position shifts finds its text already encoded, and a text no
@@ -53,6 +56,33 @@ type index struct {
 
 	open    map[uint32]int32 // the open stretch's term frequencies
 	openLen int32
+
+	// Per term, what bounds its score in any closed text: the largest term
+	// frequency in its postings and the shortest text holding it. Removal
+	// leaves them loose, never too tight.
+	maxTF []int32
+	minDL []int32
+
+	// Per slot, what a scoring pass reads for every posting, kept apart
+	// from the slots so it stays in cache: the text's length in terms, and
+	// the one stretch holding it (-1 when none or several do).
+	lens  []int32
+	owner []int32
+
+	// Per slot, scratch for one query: partial sums of a top-k pass (zero
+	// outside one), and exact scores cached for the query whose epoch is in
+	// mark.
+	acc     []float64
+	mark    []uint32
+	cached  []float64
+	epoch   uint32
+	touched []int32
+	cands   []int32
+	todo    []int32
+	cursor  []int
+	bits    []uint64
+
+	q query // the query being ranked
 
 	tk      tokenizer
 	scratch []uint32
@@ -79,7 +109,79 @@ func (ix *index) intern(term []byte) uint32 {
 	ix.terms = append(ix.terms, s)
 	ix.post = append(ix.post, nil)
 	ix.df = append(ix.df, 0)
+	ix.maxTF = append(ix.maxTF, 0)
+	ix.minDL = append(ix.minDL, 0)
 	return id
+}
+
+// addPosting records that closed slot s holds term id tf times, keeping the
+// list sorted by slot and the term's bounds up to date. A new slot is the
+// highest but for one reused after a removal, which is inserted in place.
+func (ix *index) addPosting(id uint32, s int32, tf int32) {
+	list := ix.post[id]
+	p := posting{s, tf}
+	if n := len(list); n == 0 || list[n-1].slot < s {
+		list = append(list, p)
+	} else {
+		i := seek(list, 0, s)
+		list = append(list, posting{})
+		copy(list[i+1:], list[i:])
+		list[i] = p
+	}
+	ix.post[id] = list
+	dl := ix.lens[s]
+	if ix.df[id] == 0 || tf > ix.maxTF[id] {
+		ix.maxTF[id] = max(ix.maxTF[id], tf)
+	}
+	if ix.df[id] == 0 || dl < ix.minDL[id] {
+		ix.minDL[id] = dl
+	}
+	ix.df[id]++
+}
+
+// seek returns the first position at or after from whose slot is at least
+// s, galloping from from, so walking a list with ascending targets costs
+// the logarithm of each gap.
+func seek(list []posting, from int, s int32) int {
+	if from >= len(list) || list[from].slot >= s {
+		return from
+	}
+	// list[lo].slot < s throughout; find the first hi with list[hi].slot >= s.
+	lo, step := from, 1
+	hi := lo + step
+	for hi < len(list) && list[hi].slot < s {
+		lo = hi
+		step <<= 1
+		hi = lo + step
+	}
+	hi = min(hi, len(list))
+	for lo+1 < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if list[mid].slot < s {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
+// tf returns how many times closed slot s holds term id.
+func (ix *index) tf(id uint32, s int32) int32 {
+	list := ix.post[id]
+	lo, hi := 0, len(list)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if list[mid].slot < s {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(list) && list[lo].slot == s {
+		return list[lo].tf
+	}
+	return 0
 }
 
 // encode appends the term ids of text to dst.
@@ -139,8 +241,7 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 		tf[id]++
 	}
 	for id, n := range tf {
-		ix.post[id] = append(ix.post[id], posting{s, n})
-		ix.df[id]++
+		ix.addPosting(id, s, n)
 	}
 	return s
 }
@@ -155,9 +256,11 @@ func (ix *index) release(s int32, user int32) {
 			break
 		}
 	}
+	ix.syncOwner(s)
 	if sl.refs--; sl.refs > 0 {
 		return
 	}
+	ix.lens[s] = 0
 	delete(ix.byKey, sl.key)
 	ix.live--
 	ix.length -= int64(sl.length)
@@ -167,14 +270,21 @@ func (ix *index) release(s int32, user int32) {
 	// over the posting lists is cheaper overall than keeping each slot's
 	// term list in memory for the whole life of the conversation.
 	for id, list := range ix.post {
-		for i, p := range list {
-			if p.slot == s {
-				ix.post[id] = append(list[:i], list[i+1:]...)
-				ix.df[id]--
-				ix.forgetIfUnused(uint32(id))
-				break
+		i := seek(list, 0, s)
+		if i == len(list) || list[i].slot != s {
+			continue
+		}
+		list = append(list[:i], list[i+1:]...)
+		ix.post[id] = list
+		ix.df[id]--
+		ix.maxTF[id], ix.minDL[id] = 0, 0
+		for _, p := range list {
+			ix.maxTF[id] = max(ix.maxTF[id], p.tf)
+			if dl := ix.lens[p.slot]; ix.minDL[id] == 0 || dl < ix.minDL[id] {
+				ix.minDL[id] = dl
 			}
 		}
+		ix.forgetIfUnused(uint32(id))
 	}
 }
 
@@ -185,6 +295,7 @@ func (ix *index) forgetIfUnused(id uint32) {
 	delete(ix.vocab, ix.terms[id])
 	ix.terms[id] = ""
 	ix.post[id] = nil
+	ix.maxTF[id], ix.minDL[id] = 0, 0
 }
 
 // corpus is the statistics one scoring pass uses: document count and
@@ -294,7 +405,7 @@ func (ix *index) score(c corpus, q []qterm, scores []float64, touched []int32) (
 			if scores[p.slot] == 0 {
 				touched = append(touched, p.slot)
 			}
-			scores[p.slot] += termScore(idf, float64(p.tf), float64(ix.slots[p.slot].length), c.avgdl)
+			scores[p.slot] += termScore(idf, float64(p.tf), float64(ix.lens[p.slot]), c.avgdl)
 		}
 		if tf := ix.open[t.id]; tf > 0 {
 			open += termScore(idf, float64(tf), float64(ix.openLen), c.avgdl)
@@ -330,8 +441,7 @@ func (ix *index) closeOpen(k docKey, user int32) int32 {
 	}
 	s := ix.newSlot(k, ix.openLen, user)
 	for id, n := range ix.open {
-		ix.post[id] = append(ix.post[id], posting{s, n})
-		ix.df[id]++
+		ix.addPosting(id, s, n)
 	}
 	clear(ix.open)
 	ix.openLen = 0
@@ -344,8 +454,25 @@ func (ix *index) share(k docKey, user int32) (int32, bool) {
 	if ok {
 		ix.slots[s].refs++
 		ix.slots[s].users = append(ix.slots[s].users, user)
+		ix.syncOwner(s)
 	}
 	return s, ok
+}
+
+// syncOwner records slot s's one user, or -1 when it has none or several.
+func (ix *index) syncOwner(s int32) {
+	if u := ix.slots[s].users; len(u) == 1 {
+		ix.owner[s] = u[0]
+	} else {
+		ix.owner[s] = -1
+	}
+}
+
+// clearUsers forgets every stretch holding slot s, keeping the text; the
+// stretches are about to be laid out again.
+func (ix *index) clearUsers(s int32) {
+	ix.slots[s].users = ix.slots[s].users[:0]
+	ix.owner[s] = -1
 }
 
 // newSlot takes a free slot for a new text of the given length in terms.
@@ -357,10 +484,184 @@ func (ix *index) newSlot(k docKey, length int32, user int32) int32 {
 	} else {
 		s = int32(len(ix.slots))
 		ix.slots = append(ix.slots, slot{})
+		ix.lens = append(ix.lens, 0)
+		ix.owner = append(ix.owner, -1)
 	}
 	ix.slots[s] = slot{key: k, length: length, refs: 1, users: []int32{user}}
+	ix.lens[s] = length
+	ix.owner[s] = user
 	ix.byKey[k] = s
 	ix.live++
 	ix.length += int64(length)
 	return s
+}
+
+// boundSlack widens every upper bound by a relative margin, so that sums
+// taken in another order, which may round differently in the last bits, can
+// never prune a text that would have ranked.
+const boundSlack = 1e-9
+
+// query is one built-in BM25 query, ready to score closed texts one at a
+// time or to find the best of them without scoring them all.
+type query struct {
+	ix    *index
+	c     corpus
+	terms []qterm   // distinct terms the conversation used, in query order
+	idf   []float64 // by position in terms
+	ub    []float64 // by position in terms: the most it adds to any closed text
+	byUB  []int     // positions in terms, highest bound first
+	rest  []float64 // rest[j]: the sum of ub over byUB[j:]; rest[len] is 0
+	open  float64   // the open stretch's score
+	epoch uint32    // marks the closed texts whose exact score is cached
+}
+
+// prepare makes a query from its text under the index's own statistics.
+// The query lives in the index's scratch space until the next prepare.
+func (ix *index) prepare(text string) *query {
+	q := &ix.q
+	q.ix, q.c, q.open = ix, ix.corpus(nil), 0
+	q.terms = q.terms[:0]
+	ix.tk.each(text, func(term []byte) {
+		id, ok := ix.vocab[string(term)]
+		if !ok {
+			return
+		}
+		for _, x := range q.terms {
+			if x.id == id {
+				return
+			}
+		}
+		q.terms = append(q.terms, qterm{id: id})
+	})
+	n := len(q.terms)
+	q.idf = grown(q.idf, n)
+	q.ub = grown(q.ub, n)
+	q.byUB = grown(q.byUB, n)
+	q.rest = grown(q.rest, n+1)
+	q.rest[n] = 0
+	for i, t := range q.terms {
+		q.idf[i] = ix.idf(q.c, t)
+		if ix.df[t.id] > 0 {
+			q.ub[i] = termScore(q.idf[i], float64(ix.maxTF[t.id]), float64(ix.minDL[t.id]), q.c.avgdl) * (1 + boundSlack)
+		}
+		if tf := ix.open[t.id]; tf > 0 {
+			q.open += termScore(q.idf[i], float64(tf), float64(ix.openLen), q.c.avgdl)
+		}
+		// Insert i among the positions sorted by bound, highest first.
+		j := i
+		for ; j > 0 && q.ub[q.byUB[j-1]] < q.ub[i]; j-- {
+			q.byUB[j] = q.byUB[j-1]
+		}
+		q.byUB[j] = i
+	}
+	for j := n - 1; j >= 0; j-- {
+		q.rest[j] = q.rest[j+1] + q.ub[q.byUB[j]]
+	}
+	ix.grow()
+	if ix.epoch++; ix.epoch == 0 {
+		clear(ix.mark)
+		ix.epoch = 1
+	}
+	q.epoch = ix.epoch
+	return q
+}
+
+// grow sizes the per-slot scratch to the slots.
+func (ix *index) grow() {
+	if n := len(ix.slots); len(ix.acc) < n {
+		n = max(n, 2*len(ix.acc))
+		ix.acc = append(ix.acc, make([]float64, n-len(ix.acc))...)
+		ix.mark = append(ix.mark, make([]uint32, n-len(ix.mark))...)
+		ix.cached = append(ix.cached, make([]float64, n-len(ix.cached))...)
+	}
+}
+
+// score returns closed slot s's exact BM25 score: the same terms added in
+// the same order as a pass over every posting list adds them, so the two
+// agree to the last bit.
+func (q *query) score(s int32) float64 {
+	ix := q.ix
+	if ix.mark[s] == q.epoch {
+		return ix.cached[s]
+	}
+	v := 0.0
+	dl := float64(ix.lens[s])
+	for i, t := range q.terms {
+		if tf := ix.tf(t.id, s); tf > 0 {
+			v += termScore(q.idf[i], float64(tf), dl, q.c.avgdl)
+		}
+	}
+	ix.mark[s] = q.epoch
+	ix.cached[s] = v
+	return v
+}
+
+// scoreMany caches the exact scores of closed slots given in ascending
+// order, walking each term's postings once for all of them rather than
+// looking each slot up on its own. Each sum is taken in query order, as
+// score takes it.
+func (q *query) scoreMany(slots []int32) {
+	ix := q.ix
+	todo := ix.todo[:0]
+	for _, s := range slots {
+		if ix.mark[s] != q.epoch {
+			ix.mark[s] = q.epoch
+			ix.cached[s] = 0
+			todo = append(todo, s)
+		}
+	}
+	for i, t := range q.terms {
+		list := ix.post[t.id]
+		at := 0
+		for _, s := range todo {
+			if at = seek(list, at, s); at == len(list) {
+				break
+			}
+			if p := list[at]; p.slot == s {
+				ix.cached[s] += termScore(q.idf[i], float64(p.tf), float64(ix.lens[s]), q.c.avgdl)
+			}
+		}
+	}
+	ix.todo = todo[:0]
+}
+
+// postings is how many postings the query's terms have.
+func (q *query) postings() int {
+	n := 0
+	for _, t := range q.terms {
+		n += len(q.ix.post[t.id])
+	}
+	return n
+}
+
+// ascending sorts distinct slots in place through a bitmap, which costs
+// a pass over the bitmap rather than a comparison sort.
+func (ix *index) ascending(slots []int32) []int32 {
+	words := (len(ix.slots) + 63) / 64
+	if len(ix.bits) < words {
+		ix.bits = make([]uint64, words, 2*words)
+	}
+	bits := ix.bits[:words]
+	lo, hi := words, 0
+	for _, s := range slots {
+		w := int(s) / 64
+		bits[w] |= 1 << (uint(s) % 64)
+		lo, hi = min(lo, w), max(hi, w)
+	}
+	out := slots[:0]
+	for w := lo; w <= hi && w < words; w++ {
+		for b := bits[w]; b != 0; b &= b - 1 {
+			out = append(out, int32(w*64+mbits.TrailingZeros64(b)))
+		}
+		bits[w] = 0
+	}
+	return out
+}
+
+// grown returns s with length n, reusing its storage when it can.
+func grown[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, 2*n)
+	}
+	return s[:n]
 }

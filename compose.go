@@ -219,7 +219,6 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item) (Resul
 		if rk, err = m.rank(ctx, query); err != nil {
 			return Result{}, err
 		}
-		defer m.unrank(rk)
 	}
 	admitted := m.admit(ctx, query, items)
 	var l layout

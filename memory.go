@@ -220,6 +220,8 @@ type Memory struct {
 	scores []float64 // scratch for a scoring pass, by index slot
 	heap   []hit     // scratch for ordering hits
 	texts  []string  // stretch texts for a Retriever, by stretch; "" until built
+	mins   []int32   // smallest closed stretch size by block; see blockMins
+	minsOK int       // leading entries of mins that are up to date
 }
 
 // New returns an empty Memory configured by opts.
@@ -384,6 +386,7 @@ func (m *Memory) askBoundaries() ([]int, error) {
 func (m *Memory) closeOpen(splits []int) {
 	last := len(m.str) - 1
 	start := m.str[last].start
+	m.sizesChanged(last)
 	if len(splits) == 0 {
 		k := m.ix.key(m.pieces(start, len(m.turns), start))
 		m.str[last].slot = m.ix.closeOpen(k, int32(last))
@@ -457,6 +460,7 @@ func (m *Memory) Redact(i int) error {
 	s := m.stretchOf(i)
 	a, b := m.str[s].start, m.stretchEnd(s)
 	m.str[s].size = m.sizeOf(a, b)
+	m.sizesChanged(s)
 	if s == len(m.str)-1 && m.str[s].slot < 0 {
 		m.ix.resetOpen()
 		m.pieces(a, b, a)(m.ix.addOpen)
@@ -479,10 +483,11 @@ func (m *Memory) restretch(bounds []int) {
 	old := m.str
 	for _, s := range old {
 		if s.slot >= 0 {
-			m.ix.slots[s.slot].users = m.ix.slots[s.slot].users[:0]
+			m.ix.clearUsers(s.slot)
 		}
 	}
 	m.ix.resetOpen()
+	m.sizesChanged(0)
 	m.str = make([]stretch, 0, len(bounds))
 	for i, a := range bounds {
 		b := len(m.turns)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -27,15 +28,16 @@ type kept struct {
 	size  int    // characters of block
 }
 
-// ranking is one query's score for every stretch.
+// ranking is one query's score for every stretch: computed on demand for
+// the built-in BM25, all at once for a Retriever.
 type ranking struct {
-	slots  []float64 // built-in BM25: by index slot
+	q      *query    // built-in BM25
 	open   float64   // built-in BM25: the open stretch
 	custom []float64 // Retriever: by stretch
-	hits   []hit     // stretches with a positive score
+	hits   []hit     // Retriever: stretches with a positive score
 }
 
-// hit is a stretch with a positive score for the query.
+// hit is a stretch with its score for the query.
 type hit struct {
 	s int
 	v float64
@@ -51,43 +53,20 @@ func (m *Memory) score(rk *ranking, s int) float64 {
 	case m.str[s].slot < 0:
 		return rk.open
 	default:
-		return rk.slots[m.str[s].slot]
+		return rk.q.score(m.str[s].slot)
 	}
 }
 
-// rank scores every stretch for the query. The caller must call m.unrank
-// when done with a built-in ranking so the scratch space is clean.
+// rank prepares the query's ranking of the stretches. The built-in BM25
+// scores a stretch only when asked (see choose): a composition needs the
+// few best stretches and the scores of the ones it shows, not a score for
+// every stretch of the conversation.
 func (m *Memory) rank(ctx context.Context, query string) (*ranking, error) {
 	if m.opt.Retriever != nil {
 		return m.rankCustom(ctx, query)
 	}
-	if cap(m.scores) < len(m.ix.slots) {
-		m.scores = make([]float64, len(m.ix.slots), 2*len(m.ix.slots))
-	}
-	rk := &ranking{slots: m.scores[:len(m.ix.slots)]}
-	q := m.ix.queryTerms(query, false)
-	var touched []int32
-	rk.open, touched = m.ix.score(m.ix.corpus(nil), q, rk.slots, nil)
-	for _, s := range touched {
-		for _, u := range m.ix.slots[s].users {
-			rk.hits = append(rk.hits, hit{int(u), rk.slots[s]})
-		}
-	}
-	if rk.open > 0 {
-		rk.hits = append(rk.hits, hit{len(m.str) - 1, rk.open})
-	}
-	return rk, nil
-}
-
-func (m *Memory) unrank(rk *ranking) {
-	if rk.custom != nil {
-		return
-	}
-	for _, h := range rk.hits {
-		if sl := m.str[h.s].slot; sl >= 0 {
-			rk.slots[sl] = 0
-		}
-	}
+	q := m.ix.prepare(query)
+	return &ranking{q: q, open: q.open}, nil
 }
 
 // documents returns the stretch texts as a Retriever sees them, building
@@ -173,7 +152,8 @@ func callRetriever(ctx context.Context, r Retriever, query string, docs []Docume
 
 // order returns the stretches in the order a greedy fill considers them:
 // positive scores best first (newer first on ties), then the rest newest
-// first, so a budget the query cannot fill goes to recent talk. The hits are
+// first, so a budget the query cannot fill goes to recent talk. It serves a
+// Retriever's ranking; the built-in one is walked by chooseBM25. The hits are
 // drawn from a heap, so a fill that stops after a few dozen stretches pays
 // for those, not for sorting every stretch the query touched.
 func (m *Memory) order(rk *ranking) func(yield func(int) bool) {
@@ -223,6 +203,9 @@ func siftDown(h []hit, i int) {
 // stretches with a positive score in the order they were picked, best first.
 // A positive limit stops it once that many have been picked.
 func (m *Memory) choose(rk *ranking, upto, capacity, limit int) (keys, picked []int) {
+	if rk.q != nil {
+		return m.chooseBM25(rk, upto, capacity, limit)
+	}
 	for s := range m.order(rk) {
 		if limit > 0 && len(picked) == limit {
 			break
@@ -292,4 +275,558 @@ func (m *Memory) freshStrength(rk *ranking, picked []int) float64 {
 		total += m.score(rk, picked[i])
 	}
 	return total
+}
+
+// chooseBM25 is choose for the built-in ranking, with the same result.
+// choose walks every stretch in order and takes each one that fits; this
+// asks the index only for the next stretch in that order that fits, so a
+// fill pays for the few dozen stretches near the top and for the small ones
+// that close the last gap, not for scoring and ordering the conversation.
+func (m *Memory) chooseBM25(rk *ranking, upto, capacity, limit int) (keys, picked []int) {
+	f := m.newFill(rk, upto, limit > 0)
+	for {
+		if limit > 0 && len(picked) == limit {
+			break
+		}
+		if capacity < minStretchSize {
+			break
+		}
+		h, size, ok := f.next(capacity)
+		if !ok {
+			break
+		}
+		capacity -= size
+		keys = append(keys, m.str[h.s].start)
+		if h.v > 0 {
+			picked = append(picked, h.s)
+		}
+	}
+	sort.Ints(keys)
+	return keys, picked
+}
+
+// A fill hands out the stretches a greedy fill takes: next(room) is the
+// first stretch, in the order choose considers them (score descending,
+// newer first, zero scores newest first), that comes after every stretch
+// handed out or passed over so far and whose size is at most room. The room
+// only shrinks, so a stretch passed over for its size never fits later, and
+// everything ahead of the last stretch handed out is settled.
+//
+// Candidates come in streams, each complete up to its last entry: first the
+// k best by a pruned search of the index (best); when those run out, either
+// the stretches of at most the room are few and are scored one by one, or a
+// deeper search runs, and past a point every posting is scored. When the
+// best search found every stretch with a positive score, the stretches with
+// none follow newest first.
+type fill struct {
+	m        *Memory
+	q        *query
+	lim      int // closed stretches [0, lim) end by upto and are the index's candidates
+	special  hit // the one stretch outside the index that may be taken: the open one, or the one upto cuts
+	spSize   int // its size, cut at upto
+	hasSp    bool
+	stream   []hit
+	pos      int
+	heaped   bool // stream is a heap: take its top
+	last     hit  // the last candidate handed out or passed over
+	started  bool // last is set
+	k        int  // size of the next pruned search
+	state    int
+	zs       int  // zero-score walk: the next stretch to look at is zs-1
+	positive bool // stop at the first zero score (a keep check needs only the picks that score)
+}
+
+// Fill states: what to do when the stream runs out.
+const (
+	fillStart = iota // nothing searched yet
+	fillMore         // the stream was complete only up to its last entry
+	fillZero         // every positive score was in the streams; walk the zero scores
+	fillDone         // the stream held everything there was
+)
+
+// smallQuery is the most postings a query may have for a fill to score
+// them all at once rather than search: below it a pass over every posting
+// costs less than the bookkeeping of pruning.
+const smallQuery = 4096
+
+// firstK is the size of the first pruned search: enough to cover a fill of
+// the budget in stretches of the default size with room to pass over some.
+// maxK is the deepest pruned search; past it a fill scores every posting.
+// They are variables so tests can send fills down every path.
+var firstK, maxK = 48, 4096
+
+func (m *Memory) newFill(rk *ranking, upto int, positive bool) *fill {
+	f := &fill{m: m, q: rk.q, k: firstK, positive: positive}
+	if positive {
+		f.k = judged
+	}
+	n := len(m.str)
+	if n == 0 {
+		f.state = fillDone
+		return f
+	}
+	hold := n // the stretch holding turn upto, if any
+	if upto < len(m.turns) {
+		hold = m.stretchOf(upto)
+	}
+	f.lim = min(hold, n-1)
+	switch {
+	case hold < n && m.str[hold].start < upto:
+		f.special, f.hasSp = hit{hold, m.score(rk, hold)}, true
+		f.spSize = m.sizeOf(m.str[hold].start, upto)
+	case hold == n && n > 0:
+		f.special, f.hasSp = hit{n - 1, rk.open}, true
+		f.spSize = m.str[n-1].size
+	}
+	f.zs = f.lim
+	return f
+}
+
+// after reports whether h comes after everything handed out or passed over.
+func (f *fill) after(h hit) bool { return !f.started || f.last.before(h) }
+
+func (f *fill) size(s int) int {
+	if f.hasSp && s == f.special.s {
+		return f.spSize
+	}
+	return f.m.str[s].size
+}
+
+func (f *fill) next(room int) (hit, int, bool) {
+	for {
+		for f.pos < len(f.stream) {
+			h := f.stream[f.pos]
+			if f.heaped {
+				// A complete stream is a heap, so a fill that stops early
+				// does not pay for ordering all of it.
+				last := len(f.stream) - 1
+				f.stream[0] = f.stream[last]
+				f.stream = f.stream[:last]
+				siftDown(f.stream, 0)
+			} else {
+				f.pos++
+			}
+			if f.positive && h.v <= 0 {
+				return hit{}, 0, false
+			}
+			f.last, f.started = h, true
+			if size := f.size(h.s); size <= room {
+				return h, size, true
+			}
+		}
+		switch f.state {
+		case fillDone:
+			return hit{}, 0, false
+		case fillZero:
+			if f.positive {
+				return hit{}, 0, false
+			}
+			return f.nextZero(room)
+		case fillStart:
+			f.search(room)
+		case fillMore:
+			if !f.few(room) {
+				f.k *= 4
+				if f.k > maxK {
+					f.all(room)
+				} else {
+					f.search(room)
+				}
+			}
+		}
+	}
+}
+
+// search makes the stream the k best positive stretches that fit room and
+// come after the last, with the special one where it ranks among them.
+func (f *fill) search(room int) {
+	m := f.m
+	if f.state == fillStart && f.q.postings() <= smallQuery {
+		f.all(room)
+		return
+	}
+	found, complete := m.best(f.q, f.lim, room, f.k, f.stream[:0])
+	st := found[:0]
+	for _, h := range found {
+		if f.after(h) {
+			st = append(st, h)
+		}
+	}
+	if f.hasSp && f.special.v > 0 && f.spSize <= room && f.after(f.special) &&
+		(complete || len(found) > 0 && f.special.before(found[len(found)-1])) {
+		st = append(st, f.special)
+		sortHits(st)
+	}
+	f.stream, f.pos = st, 0
+	if complete {
+		f.state = fillZero
+	} else {
+		f.state = fillMore
+	}
+}
+
+// few makes the stream every stretch still to come that fits room, if
+// there are few enough of them to score one by one for less than a pass
+// over the query's postings; it reports whether it did.
+func (f *fill) few(room int) bool {
+	m := f.m
+	budget := f.q.postings() / (8 * max(1, len(f.q.terms)))
+	mins := m.blockMins()
+	var cand []int32
+	var who []int
+	for b, lo := range mins {
+		if int(lo) > room {
+			continue
+		}
+		for s := b * sizeBlock; s < min((b+1)*sizeBlock, f.lim); s++ {
+			if m.str[s].size <= room {
+				if len(who) == budget {
+					return false
+				}
+				who = append(who, s)
+			}
+		}
+	}
+	for _, s := range who {
+		cand = append(cand, m.str[s].slot)
+	}
+	f.q.scoreMany(m.ix.ascending(cand))
+	st := f.stream[:0]
+	for _, s := range who {
+		if h := (hit{s, f.q.score(m.str[s].slot)}); f.after(h) {
+			st = append(st, h)
+		}
+	}
+	f.finish(st, room)
+	return true
+}
+
+// all makes the stream every stretch still to come that fits room, scoring
+// every posting of the query.
+func (f *fill) all(room int) {
+	m := f.m
+	ix := m.ix
+	if cap(m.scores) < len(ix.slots) {
+		m.scores = make([]float64, len(ix.slots), 2*len(ix.slots))
+	}
+	scores := m.scores[:len(ix.slots)]
+	var touched []int32
+	_, touched = ix.score(f.q.c, f.q.terms, scores, ix.touched[:0])
+	// Every closed slot's score is known now: cache them all.
+	for s := range ix.slots {
+		ix.mark[s], ix.cached[s] = f.q.epoch, scores[s]
+	}
+	st := f.stream[:0]
+	for s := 0; s < f.lim; s++ {
+		if m.str[s].size > room {
+			continue
+		}
+		if h := (hit{s, scores[m.str[s].slot]}); f.after(h) {
+			st = append(st, h)
+		}
+	}
+	for _, sl := range touched {
+		scores[sl] = 0
+	}
+	ix.touched = touched[:0]
+	f.finish(st, room)
+}
+
+// finish adds the special stretch to a complete stream and makes it a heap.
+func (f *fill) finish(st []hit, room int) {
+	if f.hasSp && f.spSize <= room && f.after(f.special) {
+		st = append(st, f.special)
+	}
+	for i := len(st)/2 - 1; i >= 0; i-- {
+		siftDown(st, i)
+	}
+	f.stream, f.pos, f.state, f.heaped = st, 0, fillDone, true
+}
+
+// nextZero hands out the next stretch with no score, newest first, once
+// every stretch with one has been handed out or passed over.
+func (f *fill) nextZero(room int) (hit, int, bool) {
+	m := f.m
+	// The special stretch is newer than any stretch of the index.
+	if f.hasSp && f.special.v <= 0 && f.spSize <= room && f.after(f.special) {
+		f.last, f.started = f.special, true
+		return f.special, f.spSize, true
+	}
+	mins := m.blockMins()
+	for s := f.zs - 1; s >= 0; s-- {
+		if b := s / sizeBlock; int(mins[b]) > room {
+			s = b * sizeBlock // skip the block
+			continue
+		}
+		if m.str[s].size > room {
+			continue
+		}
+		if v := f.q.score(m.str[s].slot); v <= 0 {
+			f.zs = s
+			h := hit{s, v}
+			f.last, f.started = h, true
+			return h, m.str[s].size, true
+		}
+	}
+	f.zs = 0
+	f.state = fillDone
+	return hit{}, 0, false
+}
+
+func sortHits(h []hit) {
+	slices.SortFunc(h, func(a, b hit) int {
+		if a.before(b) {
+			return -1
+		}
+		if b.before(a) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// sizeBlock is how many closed stretches share one entry of the size
+// minima, which let a fill skip past stretches too large for its room.
+const sizeBlock = 64
+
+// sizesChanged records that stretch s and later ones changed size or
+// closed.
+func (m *Memory) sizesChanged(s int) {
+	m.minsOK = min(m.minsOK, max(0, s)/sizeBlock)
+}
+
+// blockMins returns, by block of sizeBlock closed stretches, the smallest
+// size in it.
+func (m *Memory) blockMins() []int32 {
+	closed := max(0, len(m.str)-1)
+	nb := (closed + sizeBlock - 1) / sizeBlock
+	if m.minsOK > nb {
+		m.minsOK = nb
+	}
+	m.mins = m.mins[:m.minsOK]
+	for b := m.minsOK; b < nb; b++ {
+		lo := int32(math.MaxInt32)
+		for s := b * sizeBlock; s < min((b+1)*sizeBlock, closed); s++ {
+			lo = min(lo, int32(min(m.str[s].size, math.MaxInt32)))
+		}
+		m.mins = append(m.mins, lo)
+	}
+	m.minsOK = nb
+	return m.mins
+}
+
+// best returns the k best closed stretches among [0, lim) whose size is at
+// most room and whose score is positive, best first in choose's order, and
+// whether they are all such stretches there are.
+//
+// It is exact but does not score every posting (max-score pruning). Query
+// terms are taken in order of the most each can add to a text. While a
+// text holding none of the terms seen so far could still reach the k-th
+// best sum so far, every posting of the next term is added up. After that
+// only the texts already found can make the cut: each looks the remaining
+// terms up, best first, and stops as soon as what it has plus what the
+// rest could add falls short. The sums of this pass decide only what is
+// pruned; the texts that make the cut are scored again term by term in
+// query order, so scores and ties are those of a pass over every posting.
+func (m *Memory) best(q *query, lim, room, k int, out []hit) ([]hit, bool) {
+	ix := q.ix
+	out = out[:0]
+	touched := ix.touched[:0]
+	eligible := 0
+	theta, top := 0.0, 0.0
+	j := 0
+	for ; j < len(q.byUB); j++ {
+		if eligible >= k && q.rest[j]*(1+boundSlack) < theta {
+			break
+		}
+		ti := q.byUB[j]
+		idf, avgdl := q.idf[ti], q.c.avgdl
+		for _, p := range ix.post[q.terms[ti].id] {
+			a := ix.acc[p.slot]
+			if a < 0 {
+				continue // seen, and no stretch of it can be taken
+			}
+			if a == 0 {
+				touched = append(touched, p.slot)
+				if !m.fits(p.slot, lim, room) {
+					ix.acc[p.slot] = -1
+					continue
+				}
+				eligible++
+			}
+			a += termScore(idf, float64(p.tf), float64(ix.lens[p.slot]), avgdl)
+			ix.acc[p.slot] = a
+			top = max(top, a)
+		}
+		if eligible >= k && q.rest[j+1]*(1+boundSlack) < top {
+			theta = kthAcc(ix.acc, touched, k)
+		}
+	}
+	cand := ix.cands[:0]
+	pruned := j < len(q.byUB)
+	for _, s := range touched {
+		if a := ix.acc[s]; a > 0 && (!pruned || (a+q.rest[j])*(1+boundSlack) >= theta) {
+			cand = append(cand, s)
+		}
+	}
+	if pruned {
+		cand = ix.ascending(cand)
+		cand = m.finishSums(q, cand, j, k, theta)
+	}
+	all := !pruned && len(cand) <= k
+	if !all {
+		theta = kthAcc(ix.acc, cand, k)
+		kept := cand[:0]
+		for _, s := range cand {
+			if ix.acc[s]*(1+boundSlack) >= theta {
+				kept = append(kept, s)
+			}
+		}
+		cand = kept
+	}
+	if !pruned {
+		cand = ix.ascending(cand)
+	}
+	for _, s := range touched {
+		ix.acc[s] = 0
+	}
+	ix.touched = touched[:0]
+	q.scoreMany(cand)
+	for _, s := range cand {
+		v := q.score(s)
+		for _, u := range ix.slots[s].users {
+			if int(u) < lim && m.str[u].size <= room {
+				out = append(out, hit{int(u), v})
+			}
+		}
+	}
+	ix.cands = cand[:0]
+	sortHits(out)
+	if len(out) > k {
+		out, all = out[:k], false
+	}
+	return out, all
+}
+
+// finishSums completes the sums of the candidates (ascending slots) over
+// the terms from byUB[j] on, each candidate looking the terms up best
+// first until its sum plus what the rest could add cannot reach the k-th
+// best complete sum. It returns the candidates whose sums are complete;
+// the others have a partial sum that is out of the running.
+func (m *Memory) finishSums(q *query, cand []int32, j, k int, theta float64) []int32 {
+	ix := q.ix
+	terms := len(q.byUB) - j
+	if cap(ix.cursor) < terms {
+		ix.cursor = make([]int, terms)
+	}
+	cursor := ix.cursor[:terms]
+	clear(cursor)
+	var buf [64]float64
+	heap := buf[:0] // the k best complete sums, smallest first
+	if k > len(buf) {
+		heap = make([]float64, 0, k)
+	}
+	done := cand[:0]
+	for _, s := range cand {
+		a := ix.acc[s]
+		complete := true
+		for t := 0; t < terms; t++ {
+			if (a+q.rest[j+t])*(1+boundSlack) < theta {
+				complete = false
+				break
+			}
+			ti := q.byUB[j+t]
+			list := ix.post[q.terms[ti].id]
+			at := seek(list, cursor[t], s)
+			cursor[t] = at
+			if at < len(list) && list[at].slot == s {
+				a += termScore(q.idf[ti], float64(list[at].tf), float64(ix.lens[s]), q.c.avgdl)
+			}
+		}
+		ix.acc[s] = a
+		if !complete || a*(1+boundSlack) < theta {
+			continue
+		}
+		done = append(done, s)
+		if len(heap) < k {
+			heap = append(heap, a)
+			siftUpF(heap, len(heap)-1)
+		} else if a > heap[0] {
+			heap[0] = a
+			siftDownF(heap, 0)
+		}
+		if len(heap) == k {
+			theta = max(theta, heap[0])
+		}
+	}
+	return done
+}
+
+func siftUpF(h []float64, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p] <= h[i] {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func siftDownF(h []float64, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if h[i] <= h[c] {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// fits reports whether closed slot s holds a stretch among [0, lim) whose
+// size is at most room.
+func (m *Memory) fits(s int32, lim, room int) bool {
+	if u := m.ix.owner[s]; u >= 0 {
+		return int(u) < lim && m.str[u].size <= room
+	}
+	for _, u := range m.ix.slots[s].users {
+		if int(u) < lim && m.str[u].size <= room {
+			return true
+		}
+	}
+	return false
+}
+
+// kthAcc returns the k-th largest positive partial sum among the slots, or
+// 0 if there are fewer than k.
+func kthAcc(acc []float64, slots []int32, k int) float64 {
+	var buf [64]float64
+	h := buf[:0]
+	if k > len(buf) {
+		h = make([]float64, 0, k)
+	}
+	for _, s := range slots {
+		a := acc[s]
+		if a <= 0 {
+			continue
+		}
+		if len(h) < k {
+			h = append(h, a)
+			siftUpF(h, len(h)-1)
+		} else if a > h[0] {
+			h[0] = a
+			siftDownF(h, 0)
+		}
+	}
+	if len(h) < k {
+		return 0
+	}
+	return h[0]
 }

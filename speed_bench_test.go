@@ -273,7 +273,7 @@ func BenchmarkLoCoMo(b *testing.B) {
 	warm := make([]*Memory, len(convs))
 	for i, c := range convs {
 		m := New(Options{Stability: -1})
-		fill(m, c.turns)
+		fillTurns(m, c.turns)
 		if saved[i], err = m.ToJSON(); err != nil {
 			b.Fatal(err)
 		}

@@ -163,8 +163,8 @@ func chat(seed uint64, n int) []Turn {
 	return out
 }
 
-// fill appends turns to m with their times.
-func fill(m *Memory, turns []Turn) {
+// fillTurns appends turns to m with their times.
+func fillTurns(m *Memory, turns []Turn) {
 	for _, t := range turns {
 		if _, err := m.AppendAt(t.Role, t.Text, t.Time); err != nil {
 			panic(err)

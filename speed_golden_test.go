@@ -101,7 +101,7 @@ func goldenCompositions(t *testing.T) []goldenRecord {
 		{"fresh-3000-chunk-400", Options{Stability: -1, Budget: 3000, Chunk: 400}},
 	} {
 		m := New(c.opt)
-		fill(m, chat(11, 700))
+		fillTurns(m, chat(11, 700))
 		for i, q := range goldenQueries() {
 			compose(c.name, i, m, q)
 		}
@@ -160,7 +160,7 @@ func goldenCompositions(t *testing.T) []goldenRecord {
 			}, nil
 		})
 		m := New(Options{Stability: -1, External: src})
-		fill(m, chat(15, 300))
+		fillTurns(m, chat(15, 300))
 		for i, q := range goldenQueries() {
 			query = q
 			compose("external", i, m, query)
