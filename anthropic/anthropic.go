@@ -16,11 +16,13 @@
 //     reads it from the cache.
 //  2. On the last assistant turn after StableUpto, when there is one: the end of
 //     the native tail that follows the memory block. The tail only grows, so the
-//     next call finds this entry a few blocks behind its own breakpoint and reads
-//     the whole previous history from the cache, paying full price only for the
-//     newest exchange. The breakpoint is never put on the external-material
-//     block or on the query: both change on every call, so an entry written
-//     through them would never be read.
+//     next call finds this entry a few blocks behind its own breakpoint (the API
+//     looks back about 20 blocks from each breakpoint) and reads the whole
+//     previous history from the cache, paying full price only for the newest
+//     exchange. It goes on the last answer rather than on the last part before
+//     the query because outside material and the query are user parts that
+//     follow it: both change on every call, so an entry written through them
+//     would never be read.
 //
 // System adds one more breakpoint, on the system prompt, so a request built by
 // this package carries at most three and leaves one for your tools.
