@@ -389,6 +389,7 @@ type scanner struct {
 	today    civil
 	toks     []token
 	question bool // the sentence ends with a question mark
+	matched  int  // the last word of the latest expression matched, or -1
 }
 
 // tokenize splits the sentence text[from:to] into words. Letters and digits
@@ -555,11 +556,13 @@ func apostrophe(text string, i int) int {
 // match walks the words once and resolves the longest expression starting at
 // each, left to right; matches never overlap.
 func (s *scanner) match(notes []dateNote) []dateNote {
+	s.matched = -1
 	for i := 0; i < len(s.toks); i++ {
 		end, r, ok := s.matchAt(i)
 		if !ok {
 			continue
 		}
+		s.matched = end
 		at := s.toks[end].end
 		if txt := r.note(); txt != "" && !strings.HasPrefix(s.text[at:], txt) {
 			if notes == nil {
@@ -669,8 +672,10 @@ func (s *scanner) dayWord(i int) (int, resolved, bool) {
 		return 0, resolved{}, false
 	}
 	// "USA Today", "The Tonight Show": a capitalised day word inside a name.
-	if t.upper && ((i > 0 && s.toks[i].glued && s.toks[i-1].upper && s.str(&s.toks[i-1]) != "i" &&
-		i-1 > 0) || s.word(i+1, "show")) {
+	// The word before must not open the sentence (it is capitalised anyway)
+	// nor end an expression, whose note will stand between the two.
+	if t.upper && ((i > 1 && s.toks[i].glued && s.toks[i-1].upper && s.str(&s.toks[i-1]) != "i" &&
+		s.matched != i-1) || s.word(i+1, "show")) {
 		return 0, resolved{}, false
 	}
 	off := 0
