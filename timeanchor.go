@@ -13,8 +13,9 @@ import (
 // expression it recognises, resolved against when, the moment the text was
 // said. It is what byheart indexes and renders for a turn; the turn itself
 // keeps the words exactly as they were appended. When when is the zero time,
-// or nothing in text is a relative date, Annotate returns text itself without
-// allocating.
+// or nothing in text is a relative date, Annotate returns text itself and
+// allocates nothing (short of refilling an internal pool of scanners that the
+// garbage collector emptied). It is safe for concurrent use.
 //
 // A note is a space, then the date in square brackets, inserted right after
 // the words it resolves, so the words stay and the reading follows them:
@@ -374,18 +375,19 @@ var scanners = sync.Pool{New: func() any { return new(scanner) }}
 // text stays reachable from it (a redacted turn must not linger anywhere),
 // and lets go of a token buffer grown by one huge sentence.
 func (s *scanner) release() {
-	toks := s.toks[:0]
+	toks, low := s.toks[:0], s.low[:0]
 	if cap(toks) > 4096 {
-		toks = nil
+		toks, low = nil, nil
 	}
-	*s = scanner{toks: toks}
+	clear(low[:cap(low)])
+	*s = scanner{toks: toks, low: low}
 	scanners.Put(s)
 }
 
 // scanner holds one sentence's words while they are matched.
 type scanner struct {
 	text     string
-	low      string // the current sentence, ASCII lowered, same byte offsets
+	low      []byte // the current sentence, ASCII lowered, same byte offsets
 	today    civil
 	toks     []token
 	question bool // the sentence ends with a question mark
@@ -398,7 +400,12 @@ type scanner struct {
 // lookup; only other bytes pay for UTF-8 decoding.
 func (s *scanner) tokenize(from, to int) {
 	text := s.text[:to]
-	s.low = asciiLower(text[from:])
+	s.low = append(s.low[:0], text[from:]...)
+	for k, c := range s.low {
+		if 'A' <= c && c <= 'Z' {
+			s.low[k] = c + 'a' - 'A'
+		}
+	}
 	s.toks = s.toks[:0]
 	end := to
 	for end > from && sentenceEnd(text[end-1]) {
@@ -458,11 +465,11 @@ func (s *scanner) tokenize(from, to int) {
 		} else {
 			t.free = true
 		}
-		w := s.low[start-from : i-from]
+		w := text[start:i]
 		switch {
-		case strings.HasSuffix(w, "'s"):
+		case strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "'S"):
 			w, t.poss = w[:len(w)-2], true
-		case strings.HasSuffix(w, "\u2019s"):
+		case strings.HasSuffix(w, "\u2019s") || strings.HasSuffix(w, "\u2019S"):
 			w, t.poss = w[:len(w)-4], true
 		case strings.HasSuffix(w, "'"):
 			w, t.poss = w[:len(w)-1], true
@@ -473,28 +480,6 @@ func (s *scanner) tokenize(from, to int) {
 		s.toks = append(s.toks, t)
 		gapStart, gapPlain = i, true
 	}
-}
-
-// asciiLower lowers ASCII letters only, so byte offsets stay those of the
-// original; it allocates once, and not at all when there is nothing to lower.
-func asciiLower(text string) string {
-	var b strings.Builder
-	done := 0
-	for i := 0; i < len(text); i++ {
-		if c := text[i]; 'A' <= c && c <= 'Z' {
-			if done == 0 {
-				b.Grow(len(text))
-			}
-			b.WriteString(text[done:i])
-			b.WriteByte(c + 'a' - 'A')
-			done = i + 1
-		}
-	}
-	if done == 0 {
-		return text
-	}
-	b.WriteString(text[done:])
-	return b.String()
 }
 
 // Byte classes for tokenize.
@@ -595,8 +580,19 @@ func (s *scanner) matchAt(i int) (int, resolved, bool) {
 	return s.count(i)
 }
 
-// str is the word of t: lower case, possessive removed.
-func (s *scanner) str(t *token) string { return s.low[t.ws:t.we] }
+// str is the word of t: lower case, possessive removed. Words longer than
+// any the matcher compares read as "", so the conversion, which never
+// escapes the callers it is inlined into, stays in a stack buffer.
+func (s *scanner) str(t *token) string {
+	if t.we-t.ws > maxWord {
+		return ""
+	}
+	return string(s.low[t.ws:t.we])
+}
+
+// maxWord is the longest word str converts; the longest the matcher ever
+// compares is "volunteered".
+const maxWord = 16
 
 // tok returns word i when it exists and continues the phrase (glued to the
 // previous word with nothing but white space), or nil.
@@ -613,12 +609,9 @@ func (s *scanner) word(i int, w string) bool {
 	return t != nil && s.str(t) == w && !t.poss
 }
 
-// prev returns the word glued before word i, or "".
-func (s *scanner) prev(i int) string {
-	if i <= 0 || !s.toks[i].glued {
-		return ""
-	}
-	return s.str(&s.toks[i-1])
+// hedged reports whether the word glued before word i is a hedge.
+func (s *scanner) hedged(i int) bool {
+	return i > 0 && s.toks[i].glued && hedge(s.str(&s.toks[i-1]))
 }
 
 func dayAt(c civil) resolved { return resolved{p: pDay, c: c} }
@@ -932,7 +925,7 @@ func hedge(w string) bool {
 // the unit word that must follow.
 func (s *scanner) quantity(i int) (n int, approx bool, unit int, ok bool) {
 	t := &s.toks[i]
-	if t.poss || !t.free || hedge(s.prev(i)) {
+	if t.poss || !t.free || s.hedged(i) {
 		return 0, false, 0, false
 	}
 	w := s.str(t)
