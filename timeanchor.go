@@ -107,7 +107,11 @@ import (
 // least, within, "or" or "to" ("two or three weeks ago"), bare "ago" ("long
 // ago", "years ago"), hours and minutes, idiomatic possessives ("today's
 // world", "yesterday's news"), the bare "the week before" (it counts from an
-// event told elsewhere, not from the moment of speech) and titles such as
+// event told elsewhere, not from the moment of speech), "this past week" and
+// "this coming month" (the seven or thirty days around today, not a calendar
+// period), days of the month ("on the 15th": whether it is this month's or
+// another's depends on tense, which byheart does not parse), weekday
+// abbreviations that are words ("sat", "sun", "wed") and titles such as
 // "Saturday Night Live".
 func Annotate(text string, when time.Time) string {
 	notes := dateNotes(text, when)
@@ -609,10 +613,13 @@ func (s *scanner) word(i int, w string) bool {
 	return t != nil && s.str(t) == w && !t.poss
 }
 
-// hedged reports whether the word glued before word i is a hedge.
-func (s *scanner) hedged(i int) bool {
-	return i > 0 && s.toks[i].glued && hedge(s.str(&s.toks[i-1]))
-}
+// after reports whether word i directly follows a word that can qualify it.
+// A word that ended an expression cannot: its note will stand between the
+// two, and the text must read the same once annotated.
+func (s *scanner) after(i int) bool { return i > 0 && s.toks[i].glued && s.matched != i-1 }
+
+// hedged reports whether the word before word i is a hedge.
+func (s *scanner) hedged(i int) bool { return s.after(i) && hedge(s.str(&s.toks[i-1])) }
 
 func dayAt(c civil) resolved { return resolved{p: pDay, c: c} }
 
@@ -665,10 +672,9 @@ func (s *scanner) dayWord(i int) (int, resolved, bool) {
 		return 0, resolved{}, false
 	}
 	// "USA Today", "The Tonight Show": a capitalised day word inside a name.
-	// The word before must not open the sentence (it is capitalised anyway)
-	// nor end an expression, whose note will stand between the two.
-	if t.upper && ((i > 1 && s.toks[i].glued && s.toks[i-1].upper && s.str(&s.toks[i-1]) != "i" &&
-		s.matched != i-1) || s.word(i+1, "show")) {
+	// The word before must not open the sentence, which capitalises it anyway.
+	if t.upper && ((i > 1 && s.after(i) && s.toks[i-1].upper && s.str(&s.toks[i-1]) != "i") ||
+		s.word(i+1, "show")) {
 		return 0, resolved{}, false
 	}
 	off := 0
@@ -710,7 +716,7 @@ func determiner(w string) bool {
 // last week", "my next year"). A contraction such as "it's" or "that's" is
 // no owner: "it's next Friday" still counts from today.
 func (s *scanner) owned(i int) bool {
-	if i == 0 || !s.toks[i].glued {
+	if !s.after(i) {
 		return false
 	}
 	p := &s.toks[i-1]

@@ -202,6 +202,8 @@ func TestAnnotatePeriods(t *testing.T) {
 			want: "Over the last week, my last year at school, the next day, the past month."},
 		{name: "an owner makes it a span too", text: "It was John's last week at work.", want: "It was John's last week at work."},
 		{name: "a contraction is no owner", text: "It's next week.", want: "It's next week [week of 29 May 2023]."},
+		{name: "an expression is no owner of the next one", text: "last night's last week",
+			want: "last night's [24 May 2023] last week [week of 15 May 2023]"},
 		{name: "a period followed by of is a part of something else", text: "the last week of June, last day of term",
 			want: "the last week of June, last day of term"},
 		{name: "this past week is the last seven days and left alone", text: "this past week", want: "this past week"},
