@@ -490,7 +490,6 @@ func (s *scanner) tokenize(from, to int) {
 const (
 	cSpace = iota
 	cWord
-	cEnd
 	cPunct
 )
 
@@ -501,8 +500,6 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 		switch {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 			t[c] = cWord
-		case c == '.' || c == '!' || c == '?' || c == ';' || c == '\n':
-			t[c] = cEnd
 		case c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f':
 			t[c] = cSpace
 		default:
