@@ -97,7 +97,7 @@ import (
 //     digits, one to twenty, thirty to ninety, "a", "a couple (of)" (2, about)
 //     or "a few" (3, about). N weeks ago is the week holding the day 7×N days
 //     back; months and years move by calendar units.
-//   - for N <units>, when the sentence is in the present perfect ("I've had
+//   - for N <units>, when the sentence is in the present perfect ("I've owned
 //     it for 3 years"), and N <units> now: the start of the duration.
 //
 // Left alone on purpose: anything preceded by a determiner or possessive
@@ -1042,8 +1042,8 @@ func (s *scanner) inCount(i int) (int, resolved, bool) {
 	return end, r, ok
 }
 
-// forCount handles "for N <units>" in a present-perfect sentence ("I've had
-// them for 3 years"), resolved as the start of the duration. "for N <units>
+// forCount handles "for N <units>" in a present-perfect sentence ("I've owned
+// it for 3 years"), resolved as the start of the duration. "for N <units>
 // now" is left to count, which sees the "now".
 func (s *scanner) forCount(i int) (int, resolved, bool) {
 	if s.tok(i+1) == nil {

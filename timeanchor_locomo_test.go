@@ -33,7 +33,7 @@ const locomoFloor = 0.73
 // TestAnnotateLoCoMoTemporalDates measures what the annotations are for: a
 // model reading an evidence turn months later can see the date the answer
 // asks for. Gold answers are read by a small grammar; only those that name
-// one day ("7 May 2023", "the Friday before 15 July 2023"), one month or one
+// one day ("7 May 2023", "the Friday before 3 March 2023"), one month or one
 // year count towards the floor. Answers that name a week or a weekend ("the
 // week before 9 June 2023") or a season are reported beside it but not
 // pinned: the issue asks for days, months and years, and a week's answer

@@ -49,16 +49,16 @@ func TestAnnotateDays(t *testing.T) {
 		{name: "this morning is the day itself", text: "I ran this morning", want: "I ran this morning [25 May 2023]"},
 		{name: "this afternoon is the day itself", text: "a nap this afternoon", want: "a nap this afternoon [25 May 2023]"},
 		{name: "this evening is the day itself", text: "call me this evening", want: "call me this evening [25 May 2023]"},
-		{name: "yesterday is the day before", text: "I went to a support group yesterday and it was moving.",
-			want: "I went to a support group yesterday [24 May 2023] and it was moving."},
-		{name: "last night is the evening before", text: "Last night was amazing!", want: "Last night [24 May 2023] was amazing!"},
+		{name: "yesterday is the day before", text: "My sister phoned yesterday about the boat.",
+			want: "My sister phoned yesterday [24 May 2023] about the boat."},
+		{name: "last night is the evening before", text: "Last night the storm kept us up.", want: "Last night [24 May 2023] the storm kept us up."},
 		{name: "last night's keeps the possessive before the note", text: "last night's party", want: "last night's [24 May 2023] party"},
 		{name: "the day before yesterday is two days back", text: "It rained the day before yesterday.",
 			want: "It rained the day before yesterday [23 May 2023]."},
 		{name: "day before yesterday without the article", text: "day before yesterday", want: "day before yesterday [23 May 2023]"},
-		{name: "tomorrow is the day after", text: "See you tomorrow!", want: "See you tomorrow [26 May 2023]!"},
-		{name: "the day after tomorrow is two days ahead", text: "We leave the day after tomorrow evening.",
-			want: "We leave the day after tomorrow evening [27 May 2023]."},
+		{name: "tomorrow is the day after", text: "Let us talk tomorrow!", want: "Let us talk tomorrow [26 May 2023]!"},
+		{name: "the day after tomorrow is two days ahead", text: "Our ferry sails the day after tomorrow evening.",
+			want: "Our ferry sails the day after tomorrow evening [27 May 2023]."},
 		{name: "a part of the day joins the expression", text: "yesterday morning I slept in",
 			want: "yesterday morning [24 May 2023] I slept in"},
 		{name: "case does not matter", text: "YESTERDAY was long", want: "YESTERDAY [24 May 2023] was long"},
@@ -93,8 +93,8 @@ func TestAnnotateWeekdays(t *testing.T) {
 		{name: "next Thursday said on a Thursday is a week ahead", text: "next Thursday", want: "next Thursday [1 June 2023]"},
 		{name: "next Saturday said on a Thursday is ambiguous and left alone", text: "next Saturday", want: "next Saturday"},
 		{name: "next Sunday said on a Sunday is a week ahead", when: sunday, text: "next Sunday", want: "next Sunday [4 June 2023]"},
-		{name: "on a weekday in narration is the most recent one", text: "On Tuesday I got great news.",
-			want: "On Tuesday [23 May 2023] I got great news."},
+		{name: "on a weekday in narration is the most recent one", text: "On Tuesday the parcel arrived.",
+			want: "On Tuesday [23 May 2023] the parcel arrived."},
 		{name: "on a weekday with a future marker is the coming one", text: "I'll call you on Saturday.",
 			want: "I'll call you on Saturday [27 May 2023]."},
 		{name: "going to marks the future", text: "We are going to meet on Monday.",
@@ -110,8 +110,8 @@ func TestAnnotateWeekdays(t *testing.T) {
 			want: "last Friday night [19 May 2023] was fun"},
 		{name: "a weekday possessive keeps the note after it", text: "last Saturday's game",
 			want: "last Saturday's [20 May 2023] game"},
-		{name: "last weekend is the previous week's Saturday and Sunday", text: "Last weekend I went hiking.",
-			want: "Last weekend [weekend of 20 May 2023] I went hiking."},
+		{name: "last weekend is the previous week's Saturday and Sunday", text: "Last weekend I fixed the fence.",
+			want: "Last weekend [weekend of 20 May 2023] I fixed the fence."},
 		{name: "this weekend is the current week's", text: "this weekend", want: "this weekend [weekend of 27 May 2023]"},
 		{name: "next weekend is the following week's", text: "next weekend", want: "next weekend [weekend of 3 June 2023]"},
 		{name: "this past weekend reads as last weekend", text: "this past weekend", want: "this past weekend [weekend of 20 May 2023]"},
@@ -179,17 +179,17 @@ func TestAnnotateCountWords(t *testing.T) {
 
 func TestAnnotatePeriods(t *testing.T) {
 	runAnnotate(t, []annotateCase{
-		{name: "last week is the previous Monday-to-Sunday week", text: "I started a new job last week.",
-			want: "I started a new job last week [week of 15 May 2023]."},
+		{name: "last week is the previous Monday-to-Sunday week", text: "The plumber finally came last week.",
+			want: "The plumber finally came last week [week of 15 May 2023]."},
 		{name: "this week is the current week", text: "this week", want: "this week [week of 22 May 2023]"},
 		{name: "next week is the following week", text: "next week", want: "next week [week of 29 May 2023]"},
 		{name: "a possessive period keeps the note after it", text: "last week's meeting",
 			want: "last week's [week of 15 May 2023] meeting"},
 		{name: "last month is the previous calendar month", text: "last month", want: "last month [April 2023]"},
 		{name: "this month", text: "this month", want: "this month [May 2023]"},
-		{name: "next month is the following calendar month", text: "We're going camping next month.",
-			want: "We're going camping next month [June 2023]."},
-		{name: "last year is the previous calendar year", text: "a book I read last year", want: "a book I read last year [2022]"},
+		{name: "next month is the following calendar month", text: "We're repainting the kitchen next month.",
+			want: "We're repainting the kitchen next month [June 2023]."},
+		{name: "last year is the previous calendar year", text: "the novel we finished last year", want: "the novel we finished last year [2022]"},
 		{name: "this year", text: "this year", want: "this year [2023]"},
 		{name: "next year", text: "next year", want: "next year [2024]"},
 		{name: "the week before last is two weeks back", text: "the week before last", want: "the week before last [week of 8 May 2023]"},
@@ -242,7 +242,7 @@ func TestAnnotateDurations(t *testing.T) {
 			want: "She has worked there for 6 months [since November 2022]."},
 		{name: "a negated present perfect", text: "I haven't seen him for two years.",
 			want: "I haven't seen him for two years [since 2021]."},
-		{name: "N units now", text: "Seven years now, and still painting.", want: "Seven years now [since 2016], and still painting."},
+		{name: "N units now", text: "Nine years now, and still knitting.", want: "Nine years now [since 2014], and still knitting."},
 		{name: "for N units now", text: "We've been dating for a couple of years now.",
 			want: "We've been dating for a couple of years now [since about 2021]."},
 		{name: "since a day", text: "I've been sick for three days.", want: "I've been sick for three days [since 22 May 2023]."},
@@ -257,7 +257,7 @@ func TestAnnotateDurations(t *testing.T) {
 
 func TestAnnotateNegatives(t *testing.T) {
 	runAnnotate(t, []annotateCase{
-		{name: "last time", text: "Last time we talked, you were moving.", want: "Last time we talked, you were moving."},
+		{name: "last time", text: "Last time I checked, it was fine.", want: "Last time I checked, it was fine."},
 		{name: "the last one", text: "That was the last one.", want: "That was the last one."},
 		{name: "a show title", text: "We watched Saturday Night Live and then on Saturday Night Live they sang.",
 			want: "We watched Saturday Night Live and then on Saturday Night Live they sang."},
@@ -433,7 +433,7 @@ func TestAnnotateOddTextNeverPanics(t *testing.T) {
 func TestAnnotateIsSafeForConcurrentUse(t *testing.T) {
 	texts := []string{
 		"I ran the race last Saturday.",
-		"We're going camping next month. Yesterday I packed.",
+		"We're repainting the kitchen next month. Yesterday I bought brushes.",
 		"Nothing to see here at all.",
 		"two weeks ago, a few days ago and the day after tomorrow",
 	}
@@ -468,7 +468,7 @@ func FuzzAnnotate(f *testing.F) {
 		"I ran the race last Saturday [20 May 2023] and rested.",
 		"yesterday, the day before yesterday, two weeks ago, in a week's time",
 		"Last Fri I watched Saturday Night Live; next to it, a week's pay.",
-		"I've had them for 3 years! Seven years now. On Friday I will see you?",
+		"I've owned the van for 3 years! Nine years now. On Friday I will see you?",
 		"last summer, this winter, next March, this may be, the week before last",
 		"\xff\xfe last \u2019s week\u2019s yesterday\u2019s",
 		"USA Today Tonight Show yesterday [1 Jan 1999]",
@@ -499,7 +499,7 @@ func FuzzAnnotate(f *testing.F) {
 func BenchmarkAnnotate(b *testing.B) {
 	for _, bc := range []struct{ name, text string }{
 		{"150 chars no anchor", "Thanks, that sounds lovely. I have been reading a lot about gardening lately and I think tomatoes would do well on the balcony if it gets sun."},
-		{"150 chars two anchors", "I ran the race last Saturday and my legs still hurt. We are planning to go camping next month if the weather holds up, fingers crossed!"},
+		{"150 chars two anchors", "I ran the race last Saturday and my legs still hurt. We plan to drive down to the coast next month if the weather holds up, fingers crossed!"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
