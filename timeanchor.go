@@ -74,11 +74,13 @@ import (
 //   - next <weekday>: the day in the following week. When that day also falls
 //     later in the current week (said on a Monday, "next Friday" may mean in
 //     four days or in eleven), English is split and no note is written.
-//   - on <weekday>: past tense is assumed, since a memory mostly holds
-//     narration: the most recent such day before today. When the sentence
-//     carries a future marker (will, 'll, shall, gonna, going to, won't) it
-//     is the first such day after today. Said on that same weekday, or inside
-//     a question, it is left alone.
+//   - on <weekday>: English leaves the direction to the verb. When the
+//     sentence carries a future marker (will, 'll, shall, gonna, going to,
+//     won't) or a present progressive ("is flying in on Friday"), it is the
+//     first such day after today; when it has a past-tense verb (an -ed
+//     form or a common irregular one), the most recent such day before
+//     today. With neither ("see you on Friday"), said on that same weekday,
+//     or inside a question, it is left alone.
 //   - last/this/next weekend: the Saturday and Sunday of the previous, current
 //     or following Monday-to-Sunday week (said on a Sunday, "last weekend" is
 //     the one before this one); "this past weekend" is last weekend, "this
@@ -1151,10 +1153,65 @@ func (s *scanner) onWeekday(i int) (int, resolved, bool) {
 	if wd < 0 || wd == c || s.titleAfter(i+1) {
 		return 0, resolved{}, false
 	}
-	if s.futureSentence(i) {
+	switch {
+	case s.futureSentence(i) || s.progressiveSentence():
 		return s.extendDay(i+1, dayAt(s.today.addDays((wd-c+7)%7)))
+	case s.pastSentence():
+		return s.extendDay(i+1, dayAt(s.today.addDays(-((c - wd + 7) % 7))))
 	}
-	return s.extendDay(i+1, dayAt(s.today.addDays(-((c - wd + 7) % 7))))
+	return 0, resolved{}, false
+}
+
+// progressiveSentence reports whether the sentence has a present
+// progressive ("is flying", "I'm meeting"), which with a weekday speaks of
+// a plan.
+func (s *scanner) progressiveSentence() bool {
+	for k := range s.toks {
+		w := s.str(&s.toks[k])
+		if w != "am" && w != "is" && w != "are" && !hasAnySuffix(w, "'m", "\u2019m", "'re", "\u2019re") {
+			continue
+		}
+		for j := k + 1; j <= k+2 && j < len(s.toks); j++ {
+			if v := s.str(&s.toks[j]); len(v) > 4 && strings.HasSuffix(v, "ing") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// pastSentence reports whether the sentence has a verb in the past tense:
+// a common irregular one, or a word ending in -ed.
+func (s *scanner) pastSentence() bool {
+	for k := range s.toks {
+		w := s.str(&s.toks[k])
+		if irregularPast(w) || len(w) > 4 && strings.HasSuffix(w, "ed") && !notPast(w) {
+			return true
+		}
+	}
+	return false
+}
+
+func irregularPast(w string) bool {
+	switch w {
+	case "was", "were", "did", "had", "went", "got", "came", "ran", "saw", "made", "took",
+		"met", "told", "said", "gave", "found", "left", "felt", "thought", "bought", "brought",
+		"caught", "taught", "won", "lost", "spent", "sent", "built", "kept", "slept", "ate",
+		"drank", "wrote", "drove", "flew", "swam", "sang", "began", "heard", "paid", "sat",
+		"stood", "held", "led", "fell", "grew", "knew", "threw", "wore", "rode", "broke",
+		"chose", "spoke", "woke", "wasn't", "weren't", "didn't", "hadn't":
+		return true
+	}
+	return false
+}
+
+// notPast lists words ending in -ed that are not past tenses.
+func notPast(w string) bool {
+	switch w {
+	case "indeed", "speed", "breed", "proceed", "succeed", "exceed", "hundred", "sacred", "naked", "wicked":
+		return true
+	}
+	return false
 }
 
 // weekday returns the Monday-based index of a weekday name, -1 otherwise.
