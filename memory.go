@@ -54,8 +54,9 @@ const (
 	DefaultStability = 0.5
 )
 
-// boundariesTimeout bounds how long Append waits for the Boundaries hook.
-const boundariesTimeout = 2 * time.Second
+// boundariesTimeout bounds how long Append waits for the Boundaries hook. A
+// variable only so tests can shorten it; it is never changed otherwise.
+var boundariesTimeout = 2 * time.Second
 
 // Options configures a Memory. The zero value is the recommended setup: a
 // 20,000-character budget, 800-character stretches and a sticky selection.
