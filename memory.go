@@ -29,6 +29,9 @@ var (
 	ErrEmpty = errors.New("byheart: turn text is empty")
 	// ErrUTF8: text or query that is not valid UTF-8.
 	ErrUTF8 = errors.New("byheart: text is not valid UTF-8")
+	// ErrTime: a turn time ToJSON could not write. Times are saved as
+	// RFC 3339, which holds years 0 to 9999 and zone offsets under a day.
+	ErrTime = errors.New("byheart: turn time cannot be saved")
 	// ErrIndex: a turn index outside the conversation.
 	ErrIndex = errors.New("byheart: turn index out of range")
 	// ErrBoundaries: the Boundaries hook panicked, timed out or returned
@@ -214,10 +217,17 @@ func (m *Memory) Append(role Role, text string) (int, error) {
 
 // AppendAt records a turn said at when, resolving relative dates in it
 // against that time (see Annotate). A zero when inherits the previous
-// turn's time. It returns the turn's index; on error nothing is recorded.
+// turn's time; a time ToJSON could not save (a year outside 0–9999, a zone
+// offset of a day or more) is ErrTime. It returns the turn's index; on error
+// nothing is recorded.
 func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 	if err := checkTurn(role, text); err != nil {
 		return -1, err
+	}
+	if !when.IsZero() {
+		if _, err := when.MarshalText(); err != nil {
+			return -1, fmt.Errorf("%w: %w", ErrTime, err)
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
