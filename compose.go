@@ -430,10 +430,12 @@ func label(r Role) string {
 	return "assistant: "
 }
 
-// isBreak reports whether r ends a line for some reader of the text.
+// isBreak reports whether r ends a line for some reader of the text: the
+// Unicode mandatory breaks, plus the file, group and record separators that
+// Python's str.splitlines also splits at.
 func isBreak(r rune) bool {
 	switch r {
-	case '\n', '\v', '\f', '\r', '\u0085', '\u2028', '\u2029':
+	case '\n', '\v', '\f', '\r', '\x1c', '\x1d', '\x1e', '\u0085', '\u2028', '\u2029':
 		return true
 	}
 	return false
