@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"time"
 )
@@ -76,15 +75,18 @@ func (m *Memory) ToJSON() ([]byte, error) {
 // panics on its input.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
-		return nil, ErrTooLarge
+		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
+	}
+	// Whitespace is skipped here, where it is cheap, rather than by the JSON
+	// scanner; json.Unmarshal then reads data in place without buffering a
+	// copy, and refuses anything after the object.
+	data = bytes.Trim(data, " \t\r\n")
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%w: the data is empty or only whitespace", ErrFormat)
 	}
 	var w wire
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&w); err != nil {
+	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: data after the memory object", ErrFormat)
 	}
 	switch {
 	case w.Version > FormatVersion:
