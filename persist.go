@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -68,11 +70,12 @@ func (m *Memory) ToJSON() ([]byte, error) {
 
 // FromJSON restores a Memory written by ToJSON, configured by opts. Turns
 // are checked as Append checks them; boundaries that are out of range,
-// unsorted or repeated are dropped, and a kept selection that no longer
-// matches the boundaries is dropped too (the next Compose rebuilds), since
-// both are derived state that can be repaired. Anything else malformed is
-// an error wrapping ErrFormat, ErrVersion or ErrTooLarge; FromJSON never
-// panics on its input.
+// unsorted, repeated or not integers are dropped, and a kept selection that
+// is malformed or no longer matches the boundaries is dropped too (the next
+// Compose rebuilds), since both are derived state that can be repaired.
+// Anything else malformed is an error wrapping ErrFormat, ErrVersion (any
+// version above FormatVersion, however large) or ErrTooLarge; FromJSON
+// never panics on its input.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
 		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
@@ -84,15 +87,12 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("%w: the data is empty or only whitespace", ErrFormat)
 	}
-	var w wire
+	var w wireIn
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
-	switch {
-	case w.Version > FormatVersion:
-		return nil, fmt.Errorf("%w: version %d, this library reads up to %d", ErrVersion, w.Version, FormatVersion)
-	case w.Version < 1:
-		return nil, fmt.Errorf("%w: missing or invalid version %d", ErrFormat, w.Version)
+	if err := checkVersion(w.Version); err != nil {
+		return nil, err
 	}
 	m := New(opts)
 	m.turns = make([]turn, 0, len(w.Turns))
@@ -111,12 +111,68 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 		m.turns = append(m.turns, x)
 		m.total += int(x.native)
 	}
-	m.restretch(cleanBounds(w.Bounds, len(m.turns)))
-	if s := w.Selection; s != nil && m.validKept(s) {
+	m.restretch(cleanBounds(readBounds(w.Bounds), len(m.turns)))
+	if s := readKept(w.Selection); s != nil && m.validKept(s) {
 		m.sel = &kept{keys: append([]int(nil), s.Keys...), upto: s.Upto}
 		m.sel.block, m.sel.size = m.renderBlock(m.sel.keys, m.sel.upto)
 	}
 	return m, nil
+}
+
+// wireIn is what FromJSON reads: wire with the version and the derived
+// state left raw, so that a version too large for an int still reads as a
+// newer version, and a boundary or selection that is not even made of
+// integers is dropped as garbage rather than costing the turns.
+type wireIn struct {
+	Version   json.RawMessage `json:"version"`
+	Turns     []wireTurn      `json:"turns"`
+	Bounds    json.RawMessage `json:"bounds"`
+	Selection json.RawMessage `json:"selection"`
+}
+
+// checkVersion accepts an integral version from 1 to FormatVersion.
+func checkVersion(raw json.RawMessage) error {
+	s := string(raw)
+	if s == "" || s == "null" {
+		return fmt.Errorf("%w: no version", ErrFormat)
+	}
+	v, err := strconv.ParseFloat(s, 64) // a JSON string, list or object fails here
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return fmt.Errorf("%w: version %.20s is not a number", ErrFormat, s)
+	case v != math.Trunc(v):
+		return fmt.Errorf("%w: version %.20s is not an integer", ErrFormat, s)
+	case v > FormatVersion:
+		return fmt.Errorf("%w: version %.20s, this library reads up to %d", ErrVersion, s, FormatVersion)
+	case v < 1:
+		return fmt.Errorf("%w: invalid version %.20s", ErrFormat, s)
+	}
+	return nil
+}
+
+// readBounds returns the saved boundaries that are integers an int holds.
+func readBounds(raw json.RawMessage) []int {
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return nil
+	}
+	out := make([]int, 0, len(items))
+	for _, it := range items {
+		if b, err := strconv.Atoi(string(it)); err == nil {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// readKept returns the saved selection, or nil when there is none or it is
+// not of the form ToJSON writes.
+func readKept(raw json.RawMessage) *wireKept {
+	var s *wireKept
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	return s
 }
 
 // cleanBounds keeps the boundaries that can be stretch starts of n turns,
