@@ -175,12 +175,16 @@ func fetch(ctx context.Context, src External, query string) ([]Item, error) {
 	}
 	done := make(chan answer, 1)
 	go func() {
+		returned := false
 		defer func() {
 			if p := recover(); p != nil {
 				done <- answer{err: fmt.Errorf("panic: %v", p)}
+			} else if !returned {
+				done <- answer{err: errGoexit}
 			}
 		}()
 		items, err := src.Fetch(ctx, query)
+		returned = true
 		done <- answer{items, err}
 	}()
 	var a answer

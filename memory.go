@@ -46,6 +46,11 @@ var (
 	ErrFormat = errors.New("byheart: malformed memory data")
 )
 
+// errGoexit is the cause reported when a hook or collaborator ends its
+// goroutine (runtime.Goexit, as t.FailNow does) instead of returning: no
+// answer would ever come, so waiting for one would hang.
+var errGoexit = errors.New("exited its goroutine without returning")
+
 // Defaults that the zero Options stand for.
 const (
 	// DefaultBudget is the context budget in characters (about 5,000 tokens).
@@ -299,12 +304,17 @@ func (m *Memory) askBoundaries() ([]int, error) {
 	}
 	done := make(chan answer, 1)
 	go func() {
+		returned := false
 		defer func() {
 			if p := recover(); p != nil {
 				done <- answer{err: fmt.Errorf("%w: panic: %v", ErrBoundaries, p)}
+			} else if !returned {
+				done <- answer{err: fmt.Errorf("%w: %w", ErrBoundaries, errGoexit)}
 			}
 		}()
-		done <- answer{points: hook(tail)}
+		points := hook(tail)
+		returned = true
+		done <- answer{points: points}
 	}()
 	timer := time.NewTimer(boundariesTimeout)
 	defer timer.Stop()

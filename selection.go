@@ -149,12 +149,16 @@ func callRetriever(ctx context.Context, r Retriever, query string, docs []Docume
 	}
 	done := make(chan answer, 1)
 	go func() {
+		returned := false
 		defer func() {
 			if p := recover(); p != nil {
 				done <- answer{err: fmt.Errorf("panic: %v", p)}
+			} else if !returned {
+				done <- answer{err: errGoexit}
 			}
 		}()
 		s, err := r.Score(ctx, query, docs)
+		returned = true
 		done <- answer{s, err}
 	}()
 	select {
