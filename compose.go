@@ -28,7 +28,8 @@ type Result struct {
 	// the cached prefix was invalidated.
 	Reselected bool `json:"reselected"`
 	// ExternalErr is non-nil when the External source failed, panicked or
-	// outlived the context; it wraps ErrExternal. The rest of the Result is
+	// outlived the context, or the Retriever failed to weigh its items
+	// (then it wraps ErrRetriever too); it wraps ErrExternal. The rest of the Result is
 	// complete: the composition went on without outside material.
 	ExternalErr error `json:"-"`
 }
@@ -136,8 +137,8 @@ var (
 // best stretch (plus ExternalMargin), both scored with one index; admitted
 // items go after StableUpto and before the query, framed as outside
 // reference that is not instructions. If the source fails, panics or
-// outlives ctx, the Result comes back complete without it and
-// Result.ExternalErr says why.
+// outlives ctx, or the Retriever cannot score its items, the Result comes
+// back complete without it and Result.ExternalErr says why.
 //
 // Compose fails only when ctx is already done, the query is not valid UTF-8,
 // or the Retriever fails (ErrRetriever); the Memory is unchanged then.
@@ -162,7 +163,9 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r.ExternalErr = extErr
+	if extErr != nil {
+		r.ExternalErr = extErr
+	}
 	return r, nil
 }
 
@@ -226,7 +229,7 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item) (Resul
 		}
 		defer m.unrank(rk)
 	}
-	admitted := m.admit(ctx, query, items)
+	admitted, weighErr := m.admit(ctx, query, items)
 	var l layout
 	var r Result
 	var ext string
@@ -270,6 +273,7 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item) (Resul
 	}
 	l.add(User, query, 0)
 	r.Messages = merge(l.parts)
+	r.ExternalErr = weighErr
 	return r, nil
 }
 
@@ -551,11 +555,14 @@ func (m *Memory) renderBlock(keys []int, upto int) (string, int) {
 // admit weighs the items against the conversation and returns those
 // admitted, best first: the items that outscore the conversation's best
 // stretch, less the margin.
-func (m *Memory) admit(ctx context.Context, query string, items []Item) []int {
+func (m *Memory) admit(ctx context.Context, query string, items []Item) ([]int, error) {
 	if len(items) == 0 {
-		return nil
+		return nil, nil
 	}
-	scores, best := m.weigh(ctx, query, items)
+	scores, best, err := m.weigh(ctx, query, items)
+	if err != nil {
+		return nil, err
+	}
 	var order []int
 	for i, s := range scores {
 		if s > 0 && s+m.opt.ExternalMargin > best {
@@ -563,7 +570,7 @@ func (m *Memory) admit(ctx context.Context, query string, items []Item) []int {
 		}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
-	return order
+	return order, nil
 }
 
 // renderExternal frames the admitted items that fit in room characters;
@@ -617,22 +624,26 @@ func sourceLabel(s string) string {
 }
 
 // weigh scores the items and the conversation's stretches on one scale and
-// returns the items' scores with the best stretch's score.
-func (m *Memory) weigh(ctx context.Context, query string, items []Item) ([]float64, float64) {
+// returns the items' scores with the best stretch's score, or why a
+// Retriever could not.
+func (m *Memory) weigh(ctx context.Context, query string, items []Item) ([]float64, float64, error) {
 	if m.opt.Retriever != nil {
 		docs := m.documents()
 		for i, it := range items {
 			docs = append(docs, Document{ID: uint64(i), Text: it.Text})
 		}
 		all, err := callRetriever(ctx, m.opt.Retriever, query, docs)
-		if err != nil || len(all) != len(docs) || !finite(all) {
-			return nil, 0
+		if err == nil && (len(all) != len(docs) || !finite(all)) {
+			err = fmt.Errorf("%w: %d scores for %d documents, or one not finite", ErrRetriever, len(all), len(docs))
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: outside material could not be weighed: %w", ErrExternal, err)
 		}
 		best := 0.0
 		for _, v := range all[:len(m.str)] {
 			best = max(best, v)
 		}
-		return all[len(m.str):], best
+		return all[len(m.str):], best, nil
 	}
 	extra := make([][]string, len(items))
 	for i, it := range items {
@@ -653,7 +664,7 @@ func (m *Memory) weigh(ctx context.Context, query string, items []Item) ([]float
 	for i := range items {
 		out[i] = m.ix.scoreDoc(c, q, extra[i])
 	}
-	return out, best
+	return out, best, nil
 }
 
 func finite(xs []float64) bool {
