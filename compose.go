@@ -127,10 +127,20 @@ var (
 // since follow the block natively, so each call extends the previous one's
 // prefix and a provider's prompt cache holds up to StableUpto.
 //
-// The characters of all parts but the query never exceed the budget. A
-// stretch that does not fit is left out whole. A turn longer than the whole
-// budget can reach the model only as the newest turn, cut to the budget with
-// its end replaced by " […]".
+// The characters of all parts but the query never exceed the budget, framing
+// included. What does not fit is left out rather than shown in part:
+//   - A stretch that does not fit the room left for the memory block is left
+//     out of the block whole; its turns reach the model only if they are
+//     among the newest, which follow the block natively.
+//   - A turn longer than the whole budget, the one thing ever cut, reaches
+//     the model only while it is the newest turn, cut to the budget with its
+//     end replaced by " […]" (a budget shorter than that mark gets the mark's
+//     first characters). Once a newer turn follows, it is left out of the
+//     context, and so is the rest of its stretch when that cannot fit the
+//     block.
+//
+// A turn left out of the context is not lost: it stays whole in the Memory,
+// indexed, returned by Turn and written by ToJSON.
 //
 // When Options.External is set, it is asked for material first. The
 // material is admitted only if its best item outscores the conversation's
