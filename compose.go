@@ -29,8 +29,9 @@ type Result struct {
 	Reselected bool `json:"reselected"`
 	// ExternalErr is non-nil when the External source failed, panicked or
 	// outlived the context, or the Retriever failed to weigh its items
-	// (then it wraps ErrRetriever too); it wraps ErrExternal. The rest of the Result is
-	// complete: the composition went on without outside material.
+	// (then it wraps ErrRetriever too); it wraps ErrExternal. The rest of
+	// the Result is complete: the composition went on without outside
+	// material.
 	ExternalErr error `json:"-"`
 }
 
