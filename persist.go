@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -69,13 +68,14 @@ func (m *Memory) ToJSON() ([]byte, error) {
 }
 
 // FromJSON restores a Memory written by ToJSON, configured by opts. Turns
-// are checked as Append checks them; boundaries that are out of range,
-// unsorted, repeated or not integers are dropped, and a kept selection that
-// is malformed or no longer matches the boundaries is dropped too (the next
-// Compose rebuilds), since both are derived state that can be repaired.
-// Anything else malformed is an error wrapping ErrFormat, ErrVersion (any
-// version above FormatVersion, however large) or ErrTooLarge; FromJSON
-// never panics on its input.
+// are checked as Append checks them; boundaries that are out of range
+// (however large), not integers, unsorted or repeated are dropped, and a
+// kept selection whose numbers are out of range or that no longer matches
+// the boundaries is dropped too (the next Compose rebuilds), since both are
+// derived state that can be repaired. Anything else malformed, including
+// boundaries or a selection that are not lists of numbers, is an error
+// wrapping ErrFormat, ErrVersion or ErrTooLarge; FromJSON never panics on
+// its input.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
 		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
@@ -91,8 +91,11 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
 	}
-	if err := checkVersion(w.Version); err != nil {
-		return nil, err
+	switch {
+	case w.Version > FormatVersion:
+		return nil, fmt.Errorf("%w: version %d, this library reads up to %d", ErrVersion, w.Version, FormatVersion)
+	case w.Version < 1:
+		return nil, fmt.Errorf("%w: missing or invalid version %d", ErrFormat, w.Version)
 	}
 	m := New(opts)
 	m.turns = make([]turn, 0, len(w.Turns))
@@ -111,68 +114,52 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 		m.turns = append(m.turns, x)
 		m.total += int(x.native)
 	}
-	m.restretch(cleanBounds(readBounds(w.Bounds), len(m.turns)))
-	if s := readKept(w.Selection); s != nil && m.validKept(s) {
+	m.restretch(cleanBounds(ints(w.Bounds), len(m.turns)))
+	if s := w.Selection.read(); s != nil && m.validKept(s) {
 		m.sel = &kept{keys: append([]int(nil), s.Keys...), upto: s.Upto}
 		m.sel.block, m.sel.size = m.renderBlock(m.sel.keys, m.sel.upto)
 	}
 	return m, nil
 }
 
-// wireIn is what FromJSON reads: wire with the version and the derived
-// state left raw, so that a version too large for an int still reads as a
-// newer version, and a boundary or selection that is not even made of
-// integers is dropped as garbage rather than costing the turns.
+// wireIn is what FromJSON reads: wire with the derived state's numbers
+// read as written, so that one too large for an int is dropped as garbage,
+// like any other out-of-range boundary, rather than costing the turns.
 type wireIn struct {
-	Version   json.RawMessage `json:"version"`
-	Turns     []wireTurn      `json:"turns"`
-	Bounds    json.RawMessage `json:"bounds"`
-	Selection json.RawMessage `json:"selection"`
+	Version   int           `json:"version"`
+	Turns     []wireTurn    `json:"turns"`
+	Bounds    []json.Number `json:"bounds"`
+	Selection *wireKeptIn   `json:"selection"`
 }
 
-// checkVersion accepts an integral version from 1 to FormatVersion.
-func checkVersion(raw json.RawMessage) error {
-	s := string(raw)
-	if s == "" || s == "null" {
-		return fmt.Errorf("%w: no version", ErrFormat)
-	}
-	v, err := strconv.ParseFloat(s, 64) // a JSON string, list or object fails here
-	switch {
-	case err != nil && !errors.Is(err, strconv.ErrRange):
-		return fmt.Errorf("%w: version %.20s is not a number", ErrFormat, s)
-	case v != math.Trunc(v):
-		return fmt.Errorf("%w: version %.20s is not an integer", ErrFormat, s)
-	case v > FormatVersion:
-		return fmt.Errorf("%w: version %.20s, this library reads up to %d", ErrVersion, s, FormatVersion)
-	case v < 1:
-		return fmt.Errorf("%w: invalid version %.20s", ErrFormat, s)
-	}
-	return nil
+type wireKeptIn struct {
+	Keys []json.Number `json:"keys"`
+	Upto json.Number   `json:"upto"`
 }
 
-// readBounds returns the saved boundaries that are integers an int holds.
-func readBounds(raw json.RawMessage) []int {
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
-		return nil
-	}
-	out := make([]int, 0, len(items))
-	for _, it := range items {
-		if b, err := strconv.Atoi(string(it)); err == nil {
-			out = append(out, b)
+// ints returns the numbers that are integers an int holds, dropping the rest.
+func ints(ns []json.Number) []int {
+	out := make([]int, 0, len(ns))
+	for _, n := range ns {
+		if i, err := strconv.Atoi(string(n)); err == nil {
+			out = append(out, i)
 		}
 	}
 	return out
 }
 
-// readKept returns the saved selection, or nil when there is none or it is
-// not of the form ToJSON writes.
-func readKept(raw json.RawMessage) *wireKept {
-	var s *wireKept
-	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+// read returns the saved selection, or nil when there is none or one of its
+// numbers is not an integer an int holds.
+func (s *wireKeptIn) read() *wireKept {
+	if s == nil {
 		return nil
 	}
-	return s
+	keys := ints(s.Keys)
+	upto, err := strconv.Atoi(string(s.Upto))
+	if err != nil || len(keys) != len(s.Keys) {
+		return nil
+	}
+	return &wireKept{Keys: keys, Upto: upto}
 }
 
 // cleanBounds keeps the boundaries that can be stretch starts of n turns,
