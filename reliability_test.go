@@ -72,7 +72,7 @@ func TestFromJSONRefuses(t *testing.T) {
 		{"fractional version", func(*testing.T) []byte { return []byte(`{"version":1.5}`) }, ErrFormat, "version"},
 		{"version from the future", func(*testing.T) []byte { return []byte(`{"version":2,"turns":[]}`) }, ErrVersion, "version 2"},
 		{"version far in the future", func(*testing.T) []byte { return []byte(`{"version":9223372036854775807}`) }, ErrVersion, "version"},
-		{"version past int64", func(*testing.T) []byte { return []byte(`{"version":1e30}`) }, ErrVersion, "version"},
+		{"version past int64", func(*testing.T) []byte { return []byte(`{"version":1e30}`) }, ErrFormat, "version"},
 		{"turns as an object", func(*testing.T) []byte { return []byte(`{"version":1,"turns":{}}`) }, ErrFormat, "turns"},
 		{"turn as a number", func(*testing.T) []byte { return []byte(`{"version":1,"turns":[7]}`) }, ErrFormat, "turns"},
 		{"role as a number", func(t *testing.T) []byte {
@@ -98,6 +98,36 @@ func TestFromJSONRefuses(t *testing.T) {
 			return relMarshal(t, map[string]any{"version": 1, "turns": []any{
 				map[string]any{"role": "user", "text": "hi", "redacted": "yes"}}})
 		}, ErrFormat, "redacted"},
+		{"bounds not a list", func(t *testing.T) []byte {
+			doc := relDoc(t)
+			doc["bounds"] = "everything"
+			return relMarshal(t, doc)
+		}, ErrFormat, "bounds"},
+		{"bounds of booleans", func(t *testing.T) []byte {
+			doc := relDoc(t)
+			doc["bounds"] = []any{0, true}
+			return relMarshal(t, doc)
+		}, ErrFormat, "bounds"},
+		{"bounds of lists", func(t *testing.T) []byte {
+			doc := relDoc(t)
+			doc["bounds"] = []any{0, []int{1}}
+			return relMarshal(t, doc)
+		}, ErrFormat, "bounds"},
+		{"selection as a list", func(t *testing.T) []byte {
+			doc := relDoc(t)
+			doc["selection"] = []int{1, 2}
+			return relMarshal(t, doc)
+		}, ErrFormat, "selection"},
+		{"selection keys as a string", func(t *testing.T) []byte {
+			doc := relDoc(t)
+			doc["selection"] = map[string]any{"keys": "all", "upto": 3}
+			return relMarshal(t, doc)
+		}, ErrFormat, "keys"},
+		{"selection cut as a word", func(t *testing.T) []byte {
+			doc := relDoc(t)
+			doc["selection"] = map[string]any{"keys": []int{0}, "upto": "end"}
+			return relMarshal(t, doc)
+		}, ErrFormat, "end"},
 		{"second object", func(t *testing.T) []byte { return append(relMarshal(t, relDoc(t)), "{}"...) }, ErrFormat, ""},
 		{"trailing garbage", func(t *testing.T) []byte { return append(relMarshal(t, relDoc(t)), " x"...) }, ErrFormat, ""},
 		{"deeply nested bounds", func(*testing.T) []byte {
@@ -144,9 +174,9 @@ func TestFromJSONRepairs(t *testing.T) {
 		{"past int64", append(toAny(bounds), 1e30, "99999999999999999999999"), "keep", nil, true},
 		{"duplicated", append(toAny(bounds), toAny(bounds)...), "keep", nil, true},
 		{"unsorted", reversed(toAny(bounds)), "keep", nil, true},
-		{"not numbers", append(toAny(bounds), "3", 2.5, nil, true, []int{1}, map[string]int{"a": 1}), "keep", nil, true},
-		{"not a list", "everything", nil, []int{0}, false},
-		{"missing", nil, nil, []int{0}, false},
+		{"not integers", append(toAny(bounds), 2.5, -0.5, 1e-3, "2.5", nil), "keep", nil, true},
+		{"null", nil, "keep", []int{0}, false},
+		{"missing", absent{}, nil, []int{0}, false},
 		{"only zero", []int{0}, nil, []int{0}, false},
 		{"first one missing", bounds[1:], "keep", nil, true},
 		{"selection of missing turns", bounds, map[string]any{"keys": []int{n + 5}, "upto": n + 9}, nil, false},
@@ -156,13 +186,16 @@ func TestFromJSONRepairs(t *testing.T) {
 		{"selection past its cut", bounds, map[string]any{"keys": []int{bounds[2]}, "upto": bounds[1]}, nil, false},
 		{"selection with negative cut", bounds, map[string]any{"keys": []int{}, "upto": -1}, nil, false},
 		{"selection with huge numbers", bounds, map[string]any{"keys": []any{1e30}, "upto": 1e300}, nil, false},
-		{"selection of the wrong type", bounds, []int{1, 2}, nil, false},
-		{"selection with wrong field types", bounds, map[string]any{"keys": "all", "upto": "end"}, nil, false},
+		{"selection with a fractional cut", bounds, map[string]any{"keys": []int{}, "upto": 2.5}, nil, false},
+		{"selection with no cut", bounds, map[string]any{"keys": []int{0}}, nil, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			doc := relDoc(t)
 			doc["bounds"] = c.bounds
+			if c.bounds == (absent{}) {
+				delete(doc, "bounds")
+			}
 			if c.selection != "keep" {
 				doc["selection"] = c.selection
 			}
@@ -191,6 +224,9 @@ func TestFromJSONRepairs(t *testing.T) {
 		})
 	}
 }
+
+// absent marks a field to leave out of the document.
+type absent struct{}
 
 func toAny(xs []int) []any {
 	out := make([]any, len(xs))
