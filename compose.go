@@ -28,8 +28,10 @@ type Result struct {
 	// the cached prefix was invalidated.
 	Reselected bool `json:"reselected"`
 	// ExternalErr is non-nil when the External source failed, panicked or
-	// outlived the context; it wraps ErrExternal. The rest of the Result is
-	// complete: the composition went on without outside material.
+	// outlived the context, or the Retriever failed to weigh its items
+	// (then it wraps ErrRetriever too); it wraps ErrExternal. The rest of
+	// the Result is complete: the composition went on without outside
+	// material.
 	ExternalErr error `json:"-"`
 }
 
@@ -125,18 +127,28 @@ var (
 // since follow the block natively, so each call extends the previous one's
 // prefix and a provider's prompt cache holds up to StableUpto.
 //
-// The characters of all parts but the query never exceed the budget. A
-// stretch that does not fit is left out whole. A turn longer than the whole
-// budget can reach the model only as the newest turn, cut to the budget with
-// its end replaced by " […]".
+// The characters of all parts but the query never exceed the budget, framing
+// included. What does not fit is left out rather than shown in part:
+//   - A stretch that does not fit the room left for the memory block is left
+//     out of the block whole; its turns reach the model only if they are
+//     among the newest, which follow the block natively.
+//   - A turn longer than the whole budget, the one thing ever cut, reaches
+//     the model only while it is the newest turn, cut to the budget with its
+//     end replaced by " […]" (a budget shorter than that mark gets the mark's
+//     first characters). Once a newer turn follows, it is left out of the
+//     context, and so is the rest of its stretch when that cannot fit the
+//     block.
+//
+// A turn left out of the context is not lost: it stays whole in the Memory,
+// indexed, returned by Turn and written by ToJSON.
 //
 // When Options.External is set, it is asked for material first. The
 // material is admitted only if its best item outscores the conversation's
 // best stretch (plus ExternalMargin), both scored with one index; admitted
 // items go after StableUpto and before the query, framed as outside
 // reference that is not instructions. If the source fails, panics or
-// outlives ctx, the Result comes back complete without it and
-// Result.ExternalErr says why.
+// outlives ctx, or the Retriever cannot score its items, the Result comes
+// back complete without it and Result.ExternalErr says why.
 //
 // Compose fails only when ctx is already done, the query is not valid UTF-8,
 // or the Retriever fails (ErrRetriever); the Memory is unchanged then.
@@ -161,7 +173,9 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r.ExternalErr = extErr
+	if extErr != nil {
+		r.ExternalErr = extErr
+	}
 	return r, nil
 }
 
@@ -174,12 +188,16 @@ func fetch(ctx context.Context, src External, query string) ([]Item, error) {
 	}
 	done := make(chan answer, 1)
 	go func() {
+		returned := false
 		defer func() {
 			if p := recover(); p != nil {
 				done <- answer{err: fmt.Errorf("panic: %v", p)}
+			} else if !returned {
+				done <- answer{err: errGoexit}
 			}
 		}()
 		items, err := src.Fetch(ctx, query)
+		returned = true
 		done <- answer{items, err}
 	}()
 	var a answer
@@ -221,7 +239,7 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item) (Resul
 		}
 		defer m.unrank(rk)
 	}
-	admitted := m.admit(ctx, query, items)
+	admitted, weighErr := m.admit(ctx, query, items)
 	var l layout
 	var r Result
 	var ext string
@@ -265,6 +283,7 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item) (Resul
 	}
 	l.add(User, query, 0)
 	r.Messages = merge(l.parts)
+	r.ExternalErr = weighErr
 	return r, nil
 }
 
@@ -429,10 +448,12 @@ func label(r Role) string {
 	return "assistant: "
 }
 
-// isBreak reports whether r ends a line for some reader of the text.
+// isBreak reports whether r ends a line for some reader of the text: the
+// Unicode mandatory breaks, plus the file, group and record separators that
+// Python's str.splitlines also splits at.
 func isBreak(r rune) bool {
 	switch r {
-	case '\n', '\v', '\f', '\r', '\u0085', '\u2028', '\u2029':
+	case '\n', '\v', '\f', '\r', '\x1c', '\x1d', '\x1e', '\u0085', '\u2028', '\u2029':
 		return true
 	}
 	return false
@@ -544,11 +565,14 @@ func (m *Memory) renderBlock(keys []int, upto int) (string, int) {
 // admit weighs the items against the conversation and returns those
 // admitted, best first: the items that outscore the conversation's best
 // stretch, less the margin.
-func (m *Memory) admit(ctx context.Context, query string, items []Item) []int {
+func (m *Memory) admit(ctx context.Context, query string, items []Item) ([]int, error) {
 	if len(items) == 0 {
-		return nil
+		return nil, nil
 	}
-	scores, best := m.weigh(ctx, query, items)
+	scores, best, err := m.weigh(ctx, query, items)
+	if err != nil {
+		return nil, err
+	}
 	var order []int
 	for i, s := range scores {
 		if s > 0 && s+m.opt.ExternalMargin > best {
@@ -556,7 +580,7 @@ func (m *Memory) admit(ctx context.Context, query string, items []Item) []int {
 		}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
-	return order
+	return order, nil
 }
 
 // renderExternal frames the admitted items that fit in room characters;
@@ -610,22 +634,26 @@ func sourceLabel(s string) string {
 }
 
 // weigh scores the items and the conversation's stretches on one scale and
-// returns the items' scores with the best stretch's score.
-func (m *Memory) weigh(ctx context.Context, query string, items []Item) ([]float64, float64) {
+// returns the items' scores with the best stretch's score, or why a
+// Retriever could not.
+func (m *Memory) weigh(ctx context.Context, query string, items []Item) ([]float64, float64, error) {
 	if m.opt.Retriever != nil {
 		docs := m.documents()
 		for i, it := range items {
 			docs = append(docs, Document{ID: uint64(i), Text: it.Text})
 		}
 		all, err := callRetriever(ctx, m.opt.Retriever, query, docs)
-		if err != nil || len(all) != len(docs) || !finite(all) {
-			return nil, 0
+		if err == nil && (len(all) != len(docs) || !finite(all)) {
+			err = fmt.Errorf("%w: %d scores for %d documents, or one not finite", ErrRetriever, len(all), len(docs))
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: outside material could not be weighed: %w", ErrExternal, err)
 		}
 		best := 0.0
 		for _, v := range all[:len(m.str)] {
 			best = max(best, v)
 		}
-		return all[len(m.str):], best
+		return all[len(m.str):], best, nil
 	}
 	extra := make([][]string, len(items))
 	for i, it := range items {
@@ -646,7 +674,7 @@ func (m *Memory) weigh(ctx context.Context, query string, items []Item) ([]float
 	for i := range items {
 		out[i] = m.ix.scoreDoc(c, q, extra[i])
 	}
-	return out, best
+	return out, best, nil
 }
 
 func finite(xs []float64) bool {

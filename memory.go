@@ -73,6 +73,9 @@ var (
 	ErrEmpty = errors.New("byheart: turn text is empty")
 	// ErrUTF8: text or query that is not valid UTF-8.
 	ErrUTF8 = errors.New("byheart: text is not valid UTF-8")
+	// ErrTime: a turn time ToJSON could not write. Times are saved as
+	// RFC 3339, which holds years 0 to 9999 and zone offsets under a day.
+	ErrTime = errors.New("byheart: turn time cannot be saved")
 	// ErrIndex: a turn index outside the conversation.
 	ErrIndex = errors.New("byheart: turn index out of range")
 	// ErrBoundaries: the Boundaries hook panicked, timed out or returned
@@ -87,6 +90,11 @@ var (
 	ErrFormat = errors.New("byheart: malformed memory data")
 )
 
+// errGoexit is the cause reported when a hook or collaborator ends its
+// goroutine (runtime.Goexit, as t.FailNow does) instead of returning: no
+// answer would ever come, so waiting for one would hang.
+var errGoexit = errors.New("exited its goroutine without returning")
+
 // Defaults that the zero Options stand for.
 const (
 	// DefaultBudget is the context budget in characters (about 5,000 tokens).
@@ -98,8 +106,9 @@ const (
 	DefaultStability = 0.5
 )
 
-// boundariesTimeout bounds how long Append waits for the Boundaries hook.
-const boundariesTimeout = 2 * time.Second
+// boundariesTimeout bounds how long Append waits for the Boundaries hook. A
+// variable only so tests can shorten it; it is never changed otherwise.
+var boundariesTimeout = 2 * time.Second
 
 // sessionGap is the pause after which a turn starts a new stretch. On the
 // LoCoMo dev conversations, closing stretches at sitting boundaries as well
@@ -264,10 +273,17 @@ func (m *Memory) Append(role Role, text string) (int, error) {
 
 // AppendAt records a turn said at when, resolving relative dates in it
 // against that time (see Annotate). A zero when inherits the previous
-// turn's time. It returns the turn's index; on error nothing is recorded.
+// turn's time; a time ToJSON could not save (a year outside 0–9999, a zone
+// offset of a day or more) is ErrTime. It returns the turn's index; on error
+// nothing is recorded.
 func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 	if err := checkTurn(role, text); err != nil {
 		return -1, err
+	}
+	if !when.IsZero() {
+		if _, err := when.MarshalText(); err != nil {
+			return -1, fmt.Errorf("%w: %w", ErrTime, err)
+		}
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -349,12 +365,17 @@ func (m *Memory) askBoundaries() ([]int, error) {
 	}
 	done := make(chan answer, 1)
 	go func() {
+		returned := false
 		defer func() {
 			if p := recover(); p != nil {
 				done <- answer{err: fmt.Errorf("%w: panic: %v", ErrBoundaries, p)}
+			} else if !returned {
+				done <- answer{err: fmt.Errorf("%w: %w", ErrBoundaries, errGoexit)}
 			}
 		}()
-		done <- answer{points: hook(tail)}
+		points := hook(tail)
+		returned = true
+		done <- answer{points: points}
 	}()
 	timer := time.NewTimer(boundariesTimeout)
 	defer timer.Stop()

@@ -91,7 +91,8 @@ func (m *Memory) unrank(rk *ranking) {
 }
 
 // documents returns the stretch texts as a Retriever sees them, building
-// each closed stretch's text once.
+// each closed stretch's text once. The open stretch's text is built afresh
+// and never cached: it grows, and may be split, before it closes.
 func (m *Memory) documents() []Document {
 	if len(m.texts) > len(m.str) {
 		m.texts = nil
@@ -102,9 +103,11 @@ func (m *Memory) documents() []Document {
 	docs := make([]Document, len(m.str))
 	for s := range m.str {
 		text := m.texts[s]
-		if text == "" || s == len(m.str)-1 {
+		if text == "" || m.str[s].slot < 0 {
 			text = m.joined(m.str[s].start, m.stretchEnd(s))
-			m.texts[s] = text
+			if m.str[s].slot >= 0 {
+				m.texts[s] = text
+			}
 		}
 		docs[s] = Document{ID: m.ix.key(func(y func(string)) { y(text) }).hash, Text: text}
 	}
@@ -152,12 +155,16 @@ func callRetriever(ctx context.Context, r Retriever, query string, docs []Docume
 	}
 	done := make(chan answer, 1)
 	go func() {
+		returned := false
 		defer func() {
 			if p := recover(); p != nil {
 				done <- answer{err: fmt.Errorf("panic: %v", p)}
+			} else if !returned {
+				done <- answer{err: errGoexit}
 			}
 		}()
 		s, err := r.Score(ctx, query, docs)
+		returned = true
 		done <- answer{s, err}
 	}()
 	select {
