@@ -161,6 +161,13 @@ func TestFromJSONRepairs(t *testing.T) {
 	bounds := src.Bounds()
 	require.Greater(t, len(bounds), 2)
 	n := src.Len()
+	inside := -1 // a turn inside a stretch, not at its start
+	for i := 1; i < len(bounds) && inside < 0; i++ {
+		if bounds[i]-bounds[i-1] > 1 {
+			inside = bounds[i-1] + 1
+		}
+	}
+	require.Positive(t, inside)
 	cases := []struct {
 		name      string
 		bounds    any
@@ -180,7 +187,7 @@ func TestFromJSONRepairs(t *testing.T) {
 		{"only zero", []int{0}, nil, []int{0}, false},
 		{"first one missing", bounds[1:], "keep", nil, true},
 		{"selection of missing turns", bounds, map[string]any{"keys": []int{n + 5}, "upto": n + 9}, nil, false},
-		{"selection not at a boundary", bounds, map[string]any{"keys": []int{bounds[1] + 1}, "upto": n}, nil, false},
+		{"selection not at a boundary", bounds, map[string]any{"keys": []int{inside}, "upto": n}, nil, false},
 		{"selection unsorted", bounds, map[string]any{"keys": []int{bounds[2], bounds[1]}, "upto": n}, nil, false},
 		{"selection duplicated", bounds, map[string]any{"keys": []int{bounds[1], bounds[1]}, "upto": n}, nil, false},
 		{"selection past its cut", bounds, map[string]any{"keys": []int{bounds[2]}, "upto": bounds[1]}, nil, false},
