@@ -425,7 +425,7 @@ func relSample(t relTB) *Memory {
 		if i%2 == 1 {
 			role = Assistant
 		}
-		_, err := m.AppendAt(role, text, day.Add(time.Duration(i)*7*time.Hour))
+		_, err := m.AppendAt(role, text, day.Add(time.Duration(i)*20*time.Minute))
 		require.NoError(t, err)
 	}
 	require.NoError(t, m.Redact(7))
