@@ -228,6 +228,7 @@ type Memory struct {
 	sel    *kept
 	scores []float64 // scratch for a scoring pass, by index slot
 	heap   []hit     // scratch for ordering hits
+	mark   []bool    // scratch for spreading scores, by stretch
 	texts  []string  // stretch texts for a Retriever, by stretch; "" until built
 }
 
