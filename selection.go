@@ -95,7 +95,9 @@ func (m *Memory) documents() []Document {
 		text := m.texts[s]
 		if text == "" || s == len(m.str)-1 {
 			text = m.joined(m.str[s].start, m.stretchEnd(s))
-			m.texts[s] = text
+			if s < len(m.str)-1 {
+				m.texts[s] = text // the open stretch still grows: never cached
+			}
 		}
 		docs[s] = Document{ID: m.ix.key(func(y func(string)) { y(text) }).hash, Text: text}
 	}
