@@ -112,9 +112,20 @@ func (g *synth) take(n int) []synthTurn {
 
 var benchSizes = []int{1_000, 10_000, 100_000}
 
-// benchMemory builds a memory of n synthetic turns with default options and
-// returns it with the turns that would come next.
-func benchMemory(b *testing.B, n int) (*Memory, []synthTurn) {
+// bench is a memory of n synthetic turns with default options that a
+// benchmark extends turn by turn. So that the figures belong to n turns and
+// not to however many b.Loop ran, the memory is restored, off the timer,
+// from a snapshot at n turns whenever a tenth of n has been appended.
+type bench struct {
+	b     *testing.B
+	m     *Memory
+	snap  []byte
+	next  []synthTurn // the turns that follow the first n
+	every int
+	i     int
+}
+
+func newBench(b *testing.B, n int) *bench {
 	b.Helper()
 	g := newSynth(42)
 	m := New(Options{})
@@ -123,7 +134,32 @@ func benchMemory(b *testing.B, n int) (*Memory, []synthTurn) {
 			b.Fatal(err)
 		}
 	}
-	return m, g.take(4096)
+	next := g.take(n / 10)
+	if _, err := m.Compose(context.Background(), next[len(next)-1].text); err != nil {
+		b.Fatal(err) // a warm memory: the selection is built before timing
+	}
+	snap, err := m.ToJSON()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &bench{b: b, m: m, snap: snap, next: next, every: len(next)}
+}
+
+// turn returns the next turn to append, restoring the memory first when a
+// window is used up.
+func (x *bench) turn() synthTurn {
+	if x.i == x.every {
+		x.b.StopTimer()
+		m, err := FromJSON(x.snap, Options{})
+		if err != nil {
+			x.b.Fatal(err)
+		}
+		x.m, x.i = m, 0
+		x.b.StartTimer()
+	}
+	t := x.next[x.i]
+	x.i++
+	return t
 }
 
 // BenchmarkAppend appends one turn to a conversation of 1k, 10k and 100k
@@ -131,13 +167,11 @@ func benchMemory(b *testing.B, n int) (*Memory, []synthTurn) {
 func BenchmarkAppend(b *testing.B) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
-			m, next := benchMemory(b, n) // b.Loop runs this body once
+			x := newBench(b, n) // b.Loop runs this body once
 			b.ReportAllocs()
-			i := 0
 			for b.Loop() {
-				t := next[i%len(next)]
-				i++
-				if _, err := m.AppendAt(t.role, t.text, t.when); err != nil {
+				t := x.turn()
+				if _, err := x.m.AppendAt(t.role, t.text, t.when); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -151,19 +185,14 @@ func BenchmarkCompose(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
-			m, next := benchMemory(b, n)
-			if _, err := m.Compose(ctx, next[len(next)-1].text); err != nil {
-				b.Fatal(err)
-			}
+			x := newBench(b, n)
 			b.ReportAllocs()
-			i := 0
 			for b.Loop() {
-				t := next[i%len(next)]
-				i++
-				if _, err := m.AppendAt(User, t.text, t.when); err != nil {
+				t := x.turn()
+				if _, err := x.m.AppendAt(User, t.text, t.when); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := m.Compose(ctx, t.text); err != nil {
+				if _, err := x.m.Compose(ctx, t.text); err != nil {
 					b.Fatal(err)
 				}
 			}
