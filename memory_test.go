@@ -408,6 +408,49 @@ func TestComposeAboveBudgetQuotesStretchesInOneBlockThenTheNewestExchange(t *tes
 	assert.Equal(t, n-2, m.sel.upto)
 }
 
+func TestComposeOnAnEmptyMemorySendsOnlyTheQuery(t *testing.T) {
+	r := compose(t, New(Options{}), "hello?")
+	assert.Equal(t, []Message{{User, []Part{{"hello?"}}}}, r.Messages)
+	assert.Equal(t, -1, r.StableUpto)
+	assert.Empty(t, r.Included)
+}
+
+func TestComposeRefusesABadQueryOrADoneContextAndChangesNothing(t *testing.T) {
+	m := topicMemory(t, Options{Budget: 1500}, 6, "deploy", "garden", "travel", "music")
+	first := compose(t, m, "the greenhouse tomatoes")
+
+	_, err := m.Compose(context.Background(), "green\xffhouse")
+	assert.ErrorIs(t, err, ErrUTF8)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = m.Compose(ctx, "the kubernetes canary")
+	assert.ErrorIs(t, err, context.Canceled)
+
+	r := compose(t, m, "the greenhouse tomatoes")
+	assert.False(t, r.Reselected, "a refused call must not disturb the kept selection")
+	prefixHeld(t, first, r, "after refused calls")
+}
+
+func TestMemoryBlockDatesEachStretchAndEachNewDay(t *testing.T) {
+	m := New(Options{Budget: 700, Stability: -1})
+	day1 := time.Date(2023, time.May, 8, 23, 0, 0, 0, time.UTC)
+	mustAppend(t, m, User, "the greenhouse needs compost, said before any date was known")
+	mustAppendAt(t, m, Assistant, "then order the compost for the greenhouse", day1)
+	mustAppend(t, m, User, "the greenhouse compost arrived late") // inherits day1
+	mustAppendAt(t, m, Assistant, "the greenhouse compost is spread", day1.Add(2*time.Hour))
+	for i := 0; i < 12; i++ {
+		mustAppend(t, m, roleOf(i), fmt.Sprintf("weather report %d: rain, wind and a cold front", i))
+	}
+	setBounds(m, []int{0, 1, 4, 8, 12})
+	block := blockOf(compose(t, m, "greenhouse compost"))
+	require.NotEmpty(t, block)
+	assert.Contains(t, block, "---\nuser: the greenhouse needs compost", "an undated stretch opens with a bare rule")
+	assert.Contains(t, block, "--- 8 May 2023 ---\nassistant: then order the compost for the greenhouse\n"+
+		"user: the greenhouse compost arrived late\n"+
+		"--- 9 May 2023 ---\nassistant: the greenhouse compost is spread\n",
+		"a stretch is dated at its start and again where the day changes")
+}
+
 func TestZeroOptionsGiveA20000CharacterBudgetAndAStickySelection(t *testing.T) {
 	m := New(Options{})
 	// 20 turns of exactly 1,000 characters: the history is the budget.
