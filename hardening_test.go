@@ -584,7 +584,7 @@ func TestFromJSONNeverPanicsOnCorruptedInput(t *testing.T) {
 	tokens := []string{"-1", "0", "1", "999999999999", "1e9", "null", "true", `""`, `"x"`, "[", "]", "{", "}", ",", `"`, `\u0000`, `"0001-01-01T00:00:00Z"`, `"9999-12-31T23:59:59+23:59"`}
 	r := rand.New(rand.NewPCG(9, 9))
 	accepted := 0
-	for k := 0; k < 3000; k++ {
+	for k := 0; k < 1500; k++ {
 		data := []byte(string(valid))
 		for n := 1 + r.IntN(4); n > 0; n-- {
 			i := r.IntN(len(data))
@@ -626,7 +626,7 @@ func TestFromJSONNeverPanicsOnCorruptedInput(t *testing.T) {
 			exercise(t, m2)
 		}()
 	}
-	assert.Greater(t, accepted, 100, "too few mutations produced readable data to exercise")
+	assert.Greater(t, accepted, 50, "too few mutations produced readable data to exercise")
 }
 
 func FuzzFromJSON(f *testing.F) {

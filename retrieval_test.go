@@ -346,9 +346,9 @@ func TestANewBoundaryReencodesOnlyWhatChanged(t *testing.T) {
 
 func TestWarmMemoryComposesLikeAColdOne(t *testing.T) {
 	g := newSynth(3)
-	history := g.take(600)
-	queries := g.take(40)
-	opts := Options{Budget: 4000, Stability: -1}
+	history := g.take(400)
+	queries := g.take(25)
+	opts := Options{Budget: 3000, Stability: -1}
 	build := func() *Memory {
 		m := New(opts)
 		for _, tu := range history {
