@@ -101,9 +101,9 @@ func (ix *index) addOpen(text string) {
 // resetOpen empties the open stretch, forgetting vocabulary only it held.
 func (ix *index) resetOpen() {
 	for id := range ix.open {
+		delete(ix.open, id) // first, or forgetIfUnused sees the term as still in use
 		ix.forgetIfUnused(id)
 	}
-	clear(ix.open)
 	ix.openLen = 0
 }
 

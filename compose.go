@@ -422,11 +422,8 @@ func nativeSize(shown string) int {
 // first letters, ignoring everything else and case, spell "byheart".
 func mimicsMarker(text string) bool {
 	const word = "byheart"
-	k, seen := 0, 0
+	k := 0
 	for _, r := range text {
-		if seen++; seen > 64 {
-			return false
-		}
 		if !unicode.IsLetter(r) {
 			continue
 		}

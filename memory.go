@@ -424,14 +424,16 @@ func (m *Memory) closeOpen(splits []int) {
 }
 
 // pieces yields the text of turns [a, b) of the stretch starting at start as
-// the memory block shows it: date lines where the block writes them, then
-// each turn's shown text. A stretch's indexed text is its pieces joined by
-// newlines, so a question that names a date can find the talk of that day.
+// the memory block shows it, one piece per turn: the turn's shown text,
+// after the date line the block writes above it, if it names a day. A stretch's indexed
+// text is its pieces joined by newlines, so a question that names a date
+// can find the talk of that day.
 func (m *Memory) pieces(a, b, start int) func(yield func(string)) {
 	return func(yield func(string)) {
 		for t := a; t < b; t++ {
-			if t == start || m.newDay(t) {
-				yield(dateLine(&m.turns[t]))
+			if tt := &m.turns[t]; !tt.Time.IsZero() && (t == start || m.newDay(t)) {
+				yield(dateLine(tt) + tt.shown)
+				continue
 			}
 			yield(m.turns[t].shown)
 		}

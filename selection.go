@@ -164,7 +164,7 @@ func (m *Memory) documents() []Document {
 		if text == "" || m.str[s].slot < 0 {
 			text = m.joined(m.str[s].start, m.stretchEnd(s))
 			if m.str[s].slot >= 0 {
-				m.texts[s] = text
+				m.texts[s] = text // the open stretch still grows: never cached
 			}
 		}
 		docs[s] = Document{ID: m.ix.key(func(y func(string)) { y(text) }).hash, Text: text}
