@@ -346,15 +346,23 @@ func (m *Memory) tailCost(t int) int {
 func (m *Memory) rebuild(rk *ranking, budget, reserve int) {
 	cut := m.cut()
 	keys, _ := m.choose(rk, cut, m.capacity(budget, cut, reserve), 0)
-	sel := &kept{keys: keys, upto: cut}
-	sel.block, sel.size = m.renderBlock(keys, cut)
+	sel := &kept{keys: keys, ends: make([]int, len(keys)), upto: cut}
+	for i, k := range keys {
+		sel.ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
+	}
+	sel.block, sel.size = m.renderBlock(sel.keys, sel.ends)
 	m.sel = sel
 }
 
 // included lists the first turn of each stretch the current selection shows,
 // in the block or natively.
 func (m *Memory) included() []int {
-	inc := append([]int(nil), m.sel.keys...)
+	var inc []int
+	for i, k := range m.sel.keys {
+		for s := m.stretchOf(k); s < len(m.str) && m.str[s].start < m.sel.ends[i]; s++ {
+			inc = append(inc, m.str[s].start)
+		}
+	}
 	if m.sel.upto < len(m.turns) {
 		for s := m.stretchOf(m.sel.upto); s < len(m.str); s++ {
 			if k := m.str[s].start; len(inc) == 0 || inc[len(inc)-1] != k {
@@ -534,17 +542,17 @@ func (m *Memory) sizeOf(a, b int) int {
 	return n
 }
 
-// renderBlock quotes the stretches starting at keys, each cut at upto.
-func (m *Memory) renderBlock(keys []int, upto int) (string, int) {
+// renderBlock quotes turns [keys[i], ends[i]) for each i, each run as one
+// stretch.
+func (m *Memory) renderBlock(keys, ends []int) (string, int) {
 	if len(keys) == 0 {
 		return "", 0
 	}
 	var b strings.Builder
 	size := memoryFraming
 	b.WriteString(memoryHeader)
-	for _, k := range keys {
-		end := min(m.stretchEnd(m.stretchOf(k)), upto)
-		for t := k; t < end; t++ {
+	for i, k := range keys {
+		for t := k; t < ends[i]; t++ {
 			tt := &m.turns[t]
 			if t == k || m.newDay(t) {
 				b.WriteString(dateLine(tt))

@@ -179,7 +179,11 @@ func relExpected(m *Memory, keys []int, upto int) []relEntry {
 // counted right and that no turn's text put a line at the margin.
 func relCheckBlock(t relTB, m *Memory, keys []int, upto int) {
 	t.Helper()
-	block, size := m.renderBlock(keys, upto)
+	ends := make([]int, len(keys))
+	for i, k := range keys {
+		ends[i] = min(m.stretchEnd(m.stretchOf(k)), upto)
+	}
+	block, size := m.renderBlock(keys, ends)
 	if len(keys) == 0 {
 		require.Empty(t, block)
 		return

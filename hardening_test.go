@@ -679,3 +679,48 @@ func TestSelectionWhoseStretchVanishedIsRebuilt(t *testing.T) {
 	r := compose(t, m, "deploy rollback migrations")
 	assert.True(t, r.Reselected, "a kept stretch no longer exists: the selection must be rebuilt, even at stability 1")
 }
+
+func TestAKeptQuoteKeepsItsTurnsWhenTheHookSplitsItsStretch(t *testing.T) {
+	split := func(tail []Turn) []int {
+		if len(tail) > 1 {
+			return []int{1}
+		}
+		return nil
+	}
+	m := New(Options{Budget: 3000, Chunk: 600, Stability: 1, Boundaries: split})
+	for i := 0; i < 60; i++ {
+		mustAppend(t, m, roleOf(i), fmt.Sprintf("turn %d: the tomatoes in the garden need more water", i))
+	}
+	for i := 60; i < 70; i++ {
+		mustAppend(t, m, roleOf(i), fmt.Sprintf("turn %d: we keep talking about the lighthouse keeper", i))
+	}
+	r1 := compose(t, m, "lighthouse keeper")
+	open := m.str[len(m.str)-1].start
+	require.Contains(t, m.sel.keys, open, "the open stretch, cut at the tail, is quoted")
+	block := r1.Messages[0].Parts[0].Text
+
+	// Close the open stretch: the hook splits it before the cut.
+	for i := 70; m.str[len(m.str)-1].start == open; i++ {
+		mustAppend(t, m, roleOf(i), strings.Repeat("and then nothing much happened, ", 5))
+	}
+	var pieces []int
+	for _, s := range m.str {
+		if s.start >= open && s.start < m.sel.upto {
+			pieces = append(pieces, s.start)
+		}
+	}
+	require.Greater(t, len(pieces), 1, "the hook split the quoted stretch before the cut")
+
+	r2 := compose(t, m, "lighthouse keeper")
+	require.False(t, r2.Reselected)
+	assert.Equal(t, block, r2.Messages[0].Parts[0].Text, "the kept block must not change when its stretch is split")
+	assert.Subset(t, r2.Included, pieces, "every piece the block quotes is included")
+
+	data, err := m.ToJSON()
+	require.NoError(t, err)
+	restored, err := FromJSON(data, m.opt)
+	require.NoError(t, err)
+	r3 := compose(t, restored, "lighthouse keeper")
+	assert.False(t, r3.Reselected)
+	assert.Equal(t, block, r3.Messages[0].Parts[0].Text, "a restored memory quotes the same turns")
+}

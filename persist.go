@@ -41,6 +41,7 @@ type wireTurn struct {
 
 type wireKept struct {
 	Keys []int `json:"keys"`
+	Ends []int `json:"ends"`
 	Upto int   `json:"upto"`
 }
 
@@ -62,7 +63,7 @@ func (m *Memory) ToJSON() ([]byte, error) {
 		w.Bounds[i] = s.start
 	}
 	if m.sel != nil {
-		w.Selection = &wireKept{Keys: m.sel.keys, Upto: m.sel.upto}
+		w.Selection = &wireKept{Keys: orEmpty(m.sel.keys), Ends: orEmpty(m.sel.ends), Upto: m.sel.upto}
 	}
 	return json.Marshal(w)
 }
@@ -116,10 +117,19 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	}
 	m.restretch(cleanBounds(ints(w.Bounds), len(m.turns)))
 	if s := w.Selection.read(); s != nil && m.validKept(s) {
-		m.sel = &kept{keys: append([]int(nil), s.Keys...), upto: s.Upto}
-		m.sel.block, m.sel.size = m.renderBlock(m.sel.keys, m.sel.upto)
+		m.sel = &kept{keys: s.Keys, ends: s.Ends, upto: s.Upto}
+		m.sel.block, m.sel.size = m.renderBlock(m.sel.keys, m.sel.ends)
 	}
 	return m, nil
+}
+
+// orEmpty writes an empty list as [] rather than null, so a memory and its
+// restored copy write the same bytes.
+func orEmpty(xs []int) []int {
+	if xs == nil {
+		return []int{}
+	}
+	return xs
 }
 
 // wireIn is what FromJSON reads: wire with the derived state's numbers
@@ -134,6 +144,7 @@ type wireIn struct {
 
 type wireKeptIn struct {
 	Keys []json.Number `json:"keys"`
+	Ends []json.Number `json:"ends"`
 	Upto json.Number   `json:"upto"`
 }
 
@@ -154,12 +165,12 @@ func (s *wireKeptIn) read() *wireKept {
 	if s == nil {
 		return nil
 	}
-	keys := ints(s.Keys)
+	keys, ends := ints(s.Keys), ints(s.Ends)
 	upto, err := strconv.Atoi(string(s.Upto))
-	if err != nil || len(keys) != len(s.Keys) {
+	if err != nil || len(keys) != len(s.Keys) || len(ends) != len(s.Ends) {
 		return nil
 	}
-	return &wireKept{Keys: keys, Upto: upto}
+	return &wireKept{Keys: keys, Ends: ends, Upto: upto}
 }
 
 // cleanBounds keeps the boundaries that can be stretch starts of n turns,
@@ -184,21 +195,22 @@ func cleanBounds(bounds []int, n int) []int {
 	return uniq
 }
 
-// validKept reports whether a saved selection names existing stretches that
-// start before its cut, in ascending order.
+// validKept reports whether a saved selection names existing stretches, in
+// ascending order, each quoted from its first turn to an end no later than
+// the next one's start or the cut.
 func (m *Memory) validKept(s *wireKept) bool {
-	if s.Upto < 0 || s.Upto > len(m.turns) {
+	if s.Upto < 0 || s.Upto > len(m.turns) || len(s.Ends) != len(s.Keys) {
 		return false
 	}
-	prev := -1
-	for _, k := range s.Keys {
-		if k <= prev || k >= s.Upto {
+	prev := 0
+	for i, k := range s.Keys {
+		if k < prev || s.Ends[i] <= k || s.Ends[i] > s.Upto {
 			return false
 		}
-		if i := m.stretchOf(k); i < 0 || m.str[i].start != k {
+		if j := m.stretchOf(k); j < 0 || m.str[j].start != k {
 			return false
 		}
-		prev = k
+		prev = s.Ends[i]
 	}
 	return true
 }

@@ -22,6 +22,7 @@ const lastTurns = 2
 // finds the same stretches or, if they are gone, forces a rebuild.
 type kept struct {
 	keys  []int  // first turn of each selected stretch, ascending
+	ends  []int  // where each one's quote ends: its end when selected, or upto
 	upto  int    // turns before upto appear only through the block; turns from upto on follow natively
 	block string // the rendered memory block; "" when no stretch fits
 	size  int    // characters of block
