@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -146,9 +147,10 @@ var (
 // material is admitted only if its best item outscores the conversation's
 // best stretch (plus ExternalMargin), both scored with one index; admitted
 // items go after StableUpto and before the query, framed as outside
-// reference that is not instructions. If the source fails, panics or
-// outlives ctx, or the Retriever cannot score its items, the Result comes
-// back complete without it and Result.ExternalErr says why.
+// reference that is not instructions. The source gets at most half the
+// time left on ctx, so the conversation keeps the other half. If it fails,
+// panics or runs out of time, or the Retriever cannot score its items, the
+// Result comes back complete without it and Result.ExternalErr says why.
 //
 // Compose fails only when ctx is already done, the query is not valid UTF-8,
 // or the Retriever fails (ErrRetriever); the Memory is unchanged then.
@@ -165,7 +167,9 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	var items []Item
 	var extErr error
 	if m.opt.External != nil {
-		items, extErr = fetch(ctx, m.opt.External, query)
+		ectx, cancel := externalContext(ctx)
+		items, extErr = fetch(ectx, m.opt.External, query)
+		cancel()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -177,6 +181,17 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 		r.ExternalErr = extErr
 	}
 	return r, nil
+}
+
+// externalContext gives the External source at most half the time left on
+// ctx, so a slow source cannot leave a Retriever none to rank the
+// conversation with.
+func externalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/2))
 }
 
 // fetch asks the External source for items, turning a panic or a call that

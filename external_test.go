@@ -332,3 +332,27 @@ func TestAdmissionUsesOneIdfTable(t *testing.T) {
 		assert.Equal(t, -1, i, "admitted:\n%s", block)
 	})
 }
+
+func TestASlowSourceLeavesACustomRetrieverTimeToRank(t *testing.T) {
+	slow := ExternalFunc(func(ctx context.Context, _ string) ([]Item, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	ranked := false
+	ret := RetrieverFunc(func(ctx context.Context, _ string, docs []Document) ([]float64, error) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		ranked = true
+		return make([]float64, len(docs)), nil
+	})
+	m := New(Options{Budget: 300, Chunk: 100, Retriever: ret, External: slow})
+	fill(t, m, 30, "a long chat about the weather and the garden")
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	r, err := m.Compose(ctx, "weather")
+	require.NoError(t, err, "a slow source must not cost the conversation its ranking")
+	assert.True(t, ranked)
+	assert.ErrorIs(t, r.ExternalErr, ErrExternal)
+	assert.ErrorIs(t, r.ExternalErr, context.DeadlineExceeded)
+}
