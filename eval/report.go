@@ -123,9 +123,9 @@ func writeRecall(b *strings.Builder, r *recallResult) {
 	for _, row := range r.Rows {
 		fmt.Fprintf(b, "| %s |", row.Method)
 		for _, c := range row.Categories {
-			fmt.Fprintf(b, " %.2f |", c.Recall)
+			fmt.Fprintf(b, " %.3f |", c.Recall)
 		}
-		fmt.Fprintf(b, " **%.2f** | %s | %s of %s |\n", row.Recall14, thousands(row.MeanContextChars), thousands(float64(row.Overruns)), thousands(float64(row.Compositions)))
+		fmt.Fprintf(b, " **%.3f** | %s | %s of %s |\n", row.Recall14, thousands(row.MeanContextChars), thousands(float64(row.Overruns)), thousands(float64(row.Compositions)))
 	}
 	fmt.Fprintf(b, "\nFull history is %s characters per conversation on average (%.1f× the budget).\n",
 		thousands(r.FullHistoryChars), r.FullHistoryChars/float64(r.Budget))
