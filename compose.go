@@ -197,35 +197,12 @@ func externalContext(ctx context.Context) (context.Context, context.CancelFunc) 
 // fetch asks the External source for items, turning a panic or a call that
 // outlives ctx into an error and dropping items with no usable text.
 func fetch(ctx context.Context, src External, query string) ([]Item, error) {
-	type answer struct {
-		items []Item
-		err   error
+	got, err := guarded(ctx, func() ([]Item, error) { return src.Fetch(ctx, query) })
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrExternal, err)
 	}
-	done := make(chan answer, 1)
-	go func() {
-		returned := false
-		defer func() {
-			if p := recover(); p != nil {
-				done <- answer{err: fmt.Errorf("panic: %v", p)}
-			} else if !returned {
-				done <- answer{err: errGoexit}
-			}
-		}()
-		items, err := src.Fetch(ctx, query)
-		returned = true
-		done <- answer{items, err}
-	}()
-	var a answer
-	select {
-	case a = <-done:
-	case <-ctx.Done():
-		a.err = context.Cause(ctx)
-	}
-	if a.err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrExternal, a.err)
-	}
-	items := a.items[:0:0]
-	for _, it := range a.items {
+	items := got[:0:0]
+	for _, it := range got {
 		if strings.TrimSpace(it.Text) != "" && utf8.ValidString(it.Text) {
 			items = append(items, it)
 		}

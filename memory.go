@@ -45,6 +45,7 @@
 package byheart
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -94,6 +95,38 @@ var (
 // goroutine (runtime.Goexit, as t.FailNow does) instead of returning: no
 // answer would ever come, so waiting for one would hang.
 var errGoexit = errors.New("exited its goroutine without returning")
+
+// guarded runs a collaborator's call (a hook, a Retriever, an External
+// source) in a goroutine of its own, so that a panic, a runtime.Goexit or a
+// call that outlives ctx comes back as an error rather than taking the
+// caller down or holding it, and the Memory's lock with it.
+func guarded[T any](ctx context.Context, call func() (T, error)) (T, error) {
+	type answer struct {
+		v   T
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		returned := false
+		defer func() {
+			if p := recover(); p != nil {
+				done <- answer{err: fmt.Errorf("panic: %v", p)}
+			} else if !returned {
+				done <- answer{err: errGoexit}
+			}
+		}()
+		v, err := call()
+		returned = true
+		done <- answer{v, err}
+	}()
+	select {
+	case a := <-done:
+		return a.v, a.err
+	case <-ctx.Done():
+		var zero T
+		return zero, context.Cause(ctx)
+	}
+}
 
 // Defaults that the zero Options stand for.
 const (
@@ -360,41 +393,21 @@ func (m *Memory) askBoundaries() ([]int, error) {
 	for i := range tail {
 		tail[i] = m.turns[start+i].Turn
 	}
-	type answer struct {
-		points []int
-		err    error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		returned := false
-		defer func() {
-			if p := recover(); p != nil {
-				done <- answer{err: fmt.Errorf("%w: panic: %v", ErrBoundaries, p)}
-			} else if !returned {
-				done <- answer{err: fmt.Errorf("%w: %w", ErrBoundaries, errGoexit)}
-			}
-		}()
-		points := hook(tail)
-		returned = true
-		done <- answer{points: points}
-	}()
-	timer := time.NewTimer(boundariesTimeout)
-	defer timer.Stop()
-	var a answer
-	select {
-	case a = <-done:
-	case <-timer.C:
+	ctx, cancel := context.WithTimeout(context.Background(), boundariesTimeout)
+	defer cancel()
+	points, err := guarded(ctx, func() ([]int, error) { return hook(tail), nil })
+	if errors.Is(err, context.DeadlineExceeded) {
 		return nil, fmt.Errorf("%w: no answer within %v", ErrBoundaries, boundariesTimeout)
 	}
-	if a.err != nil {
-		return nil, a.err
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBoundaries, err)
 	}
 	prev := 0
-	splits := make([]int, len(a.points))
-	for i, p := range a.points {
+	splits := make([]int, len(points))
+	for i, p := range points {
 		if p <= prev || p >= len(tail) {
 			return nil, fmt.Errorf("%w: split points %v are not strictly increasing in [1, %d)",
-				ErrBoundaries, a.points, len(tail))
+				ErrBoundaries, points, len(tail))
 		}
 		prev = p
 		splits[i] = start + p

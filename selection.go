@@ -209,33 +209,11 @@ func (m *Memory) rankCustom(ctx context.Context, query string) (*ranking, error)
 // callRetriever runs the Retriever so that a panic or a call that outlives
 // ctx comes back as an error.
 func callRetriever(ctx context.Context, r Retriever, query string, docs []Document) ([]float64, error) {
-	type answer struct {
-		scores []float64
-		err    error
+	scores, err := guarded(ctx, func() ([]float64, error) { return r.Score(ctx, query, docs) })
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRetriever, err)
 	}
-	done := make(chan answer, 1)
-	go func() {
-		returned := false
-		defer func() {
-			if p := recover(); p != nil {
-				done <- answer{err: fmt.Errorf("panic: %v", p)}
-			} else if !returned {
-				done <- answer{err: errGoexit}
-			}
-		}()
-		s, err := r.Score(ctx, query, docs)
-		returned = true
-		done <- answer{s, err}
-	}()
-	select {
-	case a := <-done:
-		if a.err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrRetriever, a.err)
-		}
-		return a.scores, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", ErrRetriever, context.Cause(ctx))
-	}
+	return scores, nil
 }
 
 // order returns the stretches in the order a greedy fill considers them:
