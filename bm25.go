@@ -203,9 +203,9 @@ func (ix *index) addOpen(text string) {
 // resetOpen empties the open stretch, forgetting vocabulary only it held.
 func (ix *index) resetOpen() {
 	for id := range ix.open {
+		delete(ix.open, id) // first, or forgetIfUnused sees the term as still in use
 		ix.forgetIfUnused(id)
 	}
-	clear(ix.open)
 	ix.openLen = 0
 }
 
@@ -634,8 +634,8 @@ func (q *query) postings() int {
 	return n
 }
 
-// ascending sorts distinct slots in place through a bitmap, which costs
-// a pass over the bitmap rather than a comparison sort.
+// ascending sorts slots in place through a bitmap, dropping repeats, which
+// costs a pass over the bitmap rather than a comparison sort.
 func (ix *index) ascending(slots []int32) []int32 {
 	words := (len(ix.slots) + 63) / 64
 	if len(ix.bits) < words {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -28,8 +29,10 @@ type Result struct {
 	// the cached prefix was invalidated.
 	Reselected bool `json:"reselected"`
 	// ExternalErr is non-nil when the External source failed, panicked or
-	// outlived the context; it wraps ErrExternal. The rest of the Result is
-	// complete: the composition went on without outside material.
+	// outlived the context, or the Retriever failed to weigh its items
+	// (then it wraps ErrRetriever too); it wraps ErrExternal. The rest of
+	// the Result is complete: the composition went on without outside
+	// material.
 	ExternalErr error `json:"-"`
 }
 
@@ -125,18 +128,29 @@ var (
 // since follow the block natively, so each call extends the previous one's
 // prefix and a provider's prompt cache holds up to StableUpto.
 //
-// The characters of all parts but the query never exceed the budget. A
-// stretch that does not fit is left out whole. A turn longer than the whole
-// budget can reach the model only as the newest turn, cut to the budget with
-// its end replaced by " […]".
+// The characters of all parts but the query never exceed the budget, framing
+// included. What does not fit is left out rather than shown in part:
+//   - A stretch that does not fit the room left for the memory block is left
+//     out of the block whole; its turns reach the model only if they are
+//     among the newest, which follow the block natively.
+//   - A turn longer than the whole budget, the one thing ever cut, reaches
+//     the model only while it is the newest turn, cut to the budget with its
+//     end replaced by " […]" (a budget shorter than that mark gets the mark's
+//     first characters). Once a newer turn follows, it is left out of the
+//     context, and so is the rest of its stretch when that cannot fit the
+//     block.
+//
+// A turn left out of the context is not lost: it stays whole in the Memory,
+// indexed, returned by Turn and written by ToJSON.
 //
 // When Options.External is set, it is asked for material first. The
 // material is admitted only if its best item outscores the conversation's
 // best stretch (plus ExternalMargin), both scored with one index; admitted
 // items go after StableUpto and before the query, framed as outside
-// reference that is not instructions. If the source fails, panics or
-// outlives ctx, the Result comes back complete without it and
-// Result.ExternalErr says why.
+// reference that is not instructions. The source gets at most half the
+// time left on ctx, so the conversation keeps the other half. If it fails,
+// panics or runs out of time, or the Retriever cannot score its items, the
+// Result comes back complete without it and Result.ExternalErr says why.
 //
 // Compose fails only when ctx is already done, the query is not valid UTF-8,
 // or the Retriever fails (ErrRetriever); the Memory is unchanged then.
@@ -153,7 +167,9 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	var items []Item
 	var extErr error
 	if m.opt.External != nil {
-		items, extErr = fetch(ctx, m.opt.External, query)
+		ectx, cancel := externalContext(ctx)
+		items, extErr = fetch(ectx, m.opt.External, query)
+		cancel()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -161,38 +177,32 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r.ExternalErr = extErr
+	if extErr != nil {
+		r.ExternalErr = extErr
+	}
 	return r, nil
+}
+
+// externalContext gives the External source at most half the time left on
+// ctx, so a slow source cannot leave a Retriever none to rank the
+// conversation with.
+func externalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithDeadline(ctx, time.Now().Add(time.Until(deadline)/2))
 }
 
 // fetch asks the External source for items, turning a panic or a call that
 // outlives ctx into an error and dropping items with no usable text.
 func fetch(ctx context.Context, src External, query string) ([]Item, error) {
-	type answer struct {
-		items []Item
-		err   error
+	got, err := guarded(ctx, func() ([]Item, error) { return src.Fetch(ctx, query) })
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrExternal, err)
 	}
-	done := make(chan answer, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- answer{err: fmt.Errorf("panic: %v", p)}
-			}
-		}()
-		items, err := src.Fetch(ctx, query)
-		done <- answer{items, err}
-	}()
-	var a answer
-	select {
-	case a = <-done:
-	case <-ctx.Done():
-		a.err = context.Cause(ctx)
-	}
-	if a.err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrExternal, a.err)
-	}
-	items := a.items[:0:0]
-	for _, it := range a.items {
+	items := got[:0:0]
+	for _, it := range got {
 		if strings.TrimSpace(it.Text) != "" && utf8.ValidString(it.Text) {
 			items = append(items, it)
 		}
@@ -220,7 +230,7 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item) (Resul
 			return Result{}, err
 		}
 	}
-	admitted := m.admit(ctx, query, items)
+	admitted, weighErr := m.admit(ctx, query, items)
 	var l layout
 	var r Result
 	var ext string
@@ -264,6 +274,7 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item) (Resul
 	}
 	l.add(User, query, 0)
 	r.Messages = merge(l.parts)
+	r.ExternalErr = weighErr
 	return r, nil
 }
 
@@ -326,15 +337,23 @@ func (m *Memory) tailCost(t int) int {
 func (m *Memory) rebuild(rk *ranking, budget, reserve int) {
 	cut := m.cut()
 	keys, _ := m.choose(rk, cut, m.capacity(budget, cut, reserve), 0)
-	sel := &kept{keys: keys, upto: cut}
-	sel.block, sel.size = m.renderBlock(keys, cut)
+	sel := &kept{keys: keys, ends: make([]int, len(keys)), upto: cut}
+	for i, k := range keys {
+		sel.ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
+	}
+	sel.block, sel.size = m.renderBlock(sel.keys, sel.ends)
 	m.sel = sel
 }
 
 // included lists the first turn of each stretch the current selection shows,
 // in the block or natively.
 func (m *Memory) included() []int {
-	inc := append([]int(nil), m.sel.keys...)
+	var inc []int
+	for i, k := range m.sel.keys {
+		for s := m.stretchOf(k); s < len(m.str) && m.str[s].start < m.sel.ends[i]; s++ {
+			inc = append(inc, m.str[s].start)
+		}
+	}
 	if m.sel.upto < len(m.turns) {
 		for s := m.stretchOf(m.sel.upto); s < len(m.str); s++ {
 			if k := m.str[s].start; len(inc) == 0 || inc[len(inc)-1] != k {
@@ -402,11 +421,8 @@ func nativeSize(shown string) int {
 // first letters, ignoring everything else and case, spell "byheart".
 func mimicsMarker(text string) bool {
 	const word = "byheart"
-	k, seen := 0, 0
+	k := 0
 	for _, r := range text {
-		if seen++; seen > 64 {
-			return false
-		}
 		if !unicode.IsLetter(r) {
 			continue
 		}
@@ -428,10 +444,12 @@ func label(r Role) string {
 	return "assistant: "
 }
 
-// isBreak reports whether r ends a line for some reader of the text.
+// isBreak reports whether r ends a line for some reader of the text: the
+// Unicode mandatory breaks, plus the file, group and record separators that
+// Python's str.splitlines also splits at.
 func isBreak(r rune) bool {
 	switch r {
-	case '\n', '\v', '\f', '\r', '\u0085', '\u2028', '\u2029':
+	case '\n', '\v', '\f', '\r', '\x1c', '\x1d', '\x1e', '\u0085', '\u2028', '\u2029':
 		return true
 	}
 	return false
@@ -456,11 +474,11 @@ func indentedSize(s string) int {
 	return n
 }
 
-// writeIndented writes s with two spaces after every line break, so no line
-// of a quoted turn can start at the margin where speakers and markers are.
-// A CR LF pair is one break. s is valid UTF-8, so the breaks outside ASCII
-// (U+0085, U+2028, U+2029) are found by their bytes, and the text between
-// breaks is written in one piece.
+// writeIndented writes s with two spaces after every line break (isBreak),
+// so no line of a quoted turn can start at the margin where speakers and
+// markers are. A CR LF pair is one break. s is valid UTF-8, so the breaks
+// outside ASCII (U+0085, U+2028, U+2029) are found by their bytes, and the
+// text between breaks is written in one piece.
 func writeIndented(b *strings.Builder, s string) {
 	start := 0
 	for i := 0; i < len(s); {
@@ -481,7 +499,7 @@ func writeIndented(b *strings.Builder, s string) {
 // (a CR LF pair counts as one), or 0 if none does.
 func breakAt(s string, i int) int {
 	switch c := s[i]; {
-	case c >= '\n' && c <= '\r':
+	case c >= '\n' && c <= '\r', c >= '\x1c' && c <= '\x1e':
 		if c == '\r' && i+1 < len(s) && s[i+1] == '\n' {
 			return 2
 		}
@@ -538,24 +556,24 @@ func (m *Memory) sizeOf(a, b int) int {
 	return n
 }
 
-// renderBlock quotes the stretches starting at keys, each cut at upto.
-func (m *Memory) renderBlock(keys []int, upto int) (string, int) {
+// renderBlock quotes turns [keys[i], ends[i]) for each i, each run as one
+// stretch.
+func (m *Memory) renderBlock(keys, ends []int) (string, int) {
 	if len(keys) == 0 {
 		return "", 0
 	}
 	var b strings.Builder
 	grow := len(memoryHeader) + len(memoryFooter)
-	for _, k := range keys {
-		for t := k; t < min(m.stretchEnd(m.stretchOf(k)), upto); t++ {
+	for i, k := range keys {
+		for t := k; t < ends[i]; t++ {
 			grow += len(m.turns[t].shown) + 40
 		}
 	}
 	b.Grow(grow)
 	size := memoryFraming
 	b.WriteString(memoryHeader)
-	for _, k := range keys {
-		end := min(m.stretchEnd(m.stretchOf(k)), upto)
-		for t := k; t < end; t++ {
+	for i, k := range keys {
+		for t := k; t < ends[i]; t++ {
 			tt := &m.turns[t]
 			if t == k || m.newDay(t) {
 				b.WriteString(dateLine(tt))
@@ -578,11 +596,14 @@ func (m *Memory) renderBlock(keys []int, upto int) (string, int) {
 // admit weighs the items against the conversation and returns those
 // admitted, best first: the items that outscore the conversation's best
 // stretch, less the margin.
-func (m *Memory) admit(ctx context.Context, query string, items []Item) []int {
+func (m *Memory) admit(ctx context.Context, query string, items []Item) ([]int, error) {
 	if len(items) == 0 {
-		return nil
+		return nil, nil
 	}
-	scores, best := m.weigh(ctx, query, items)
+	scores, best, err := m.weigh(ctx, query, items)
+	if err != nil {
+		return nil, err
+	}
 	var order []int
 	for i, s := range scores {
 		if s > 0 && s+m.opt.ExternalMargin > best {
@@ -590,7 +611,7 @@ func (m *Memory) admit(ctx context.Context, query string, items []Item) []int {
 		}
 	}
 	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
-	return order
+	return order, nil
 }
 
 // renderExternal frames the admitted items that fit in room characters;
@@ -644,22 +665,26 @@ func sourceLabel(s string) string {
 }
 
 // weigh scores the items and the conversation's stretches on one scale and
-// returns the items' scores with the best stretch's score.
-func (m *Memory) weigh(ctx context.Context, query string, items []Item) ([]float64, float64) {
+// returns the items' scores with the best stretch's score, or why a
+// Retriever could not.
+func (m *Memory) weigh(ctx context.Context, query string, items []Item) ([]float64, float64, error) {
 	if m.opt.Retriever != nil {
 		docs := m.documents()
 		for i, it := range items {
 			docs = append(docs, Document{ID: uint64(i), Text: it.Text})
 		}
 		all, err := callRetriever(ctx, m.opt.Retriever, query, docs)
-		if err != nil || len(all) != len(docs) || !finite(all) {
-			return nil, 0
+		if err == nil && (len(all) != len(docs) || !finite(all)) {
+			err = fmt.Errorf("%w: %d scores for %d documents, or one not finite", ErrRetriever, len(all), len(docs))
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: outside material could not be weighed: %w", ErrExternal, err)
 		}
 		best := 0.0
 		for _, v := range all[:len(m.str)] {
 			best = max(best, v)
 		}
-		return all[len(m.str):], best
+		return all[len(m.str):], best, nil
 	}
 	extra := make([][]string, len(items))
 	for i, it := range items {
@@ -680,7 +705,7 @@ func (m *Memory) weigh(ctx context.Context, query string, items []Item) ([]float
 	for i := range items {
 		out[i] = m.ix.scoreDoc(c, q, extra[i])
 	}
-	return out, best
+	return out, best, nil
 }
 
 func finite(xs []float64) bool {

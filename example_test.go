@@ -54,7 +54,7 @@ func ExampleMemory_Compose() {
 
 	res, _ := mem.Compose(context.Background(), "Where is my sister flying in from?")
 	block := res.Messages[0].Parts[0].Text
-	fmt.Println(strings.Contains(block, "user: My sister Ada is flying in from Lisbon on Friday."))
+	fmt.Println(strings.Contains(block, "user: My sister Ada is flying in from Lisbon on Friday"))
 	fmt.Println(res.Reselected)
 	// Output:
 	// true

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -41,6 +41,7 @@ type wireTurn struct {
 
 type wireKept struct {
 	Keys []int `json:"keys"`
+	Ends []int `json:"ends"`
 	Upto int   `json:"upto"`
 }
 
@@ -62,29 +63,34 @@ func (m *Memory) ToJSON() ([]byte, error) {
 		w.Bounds[i] = s.start
 	}
 	if m.sel != nil {
-		w.Selection = &wireKept{Keys: m.sel.keys, Upto: m.sel.upto}
+		w.Selection = &wireKept{Keys: orEmpty(m.sel.keys), Ends: orEmpty(m.sel.ends), Upto: m.sel.upto}
 	}
 	return json.Marshal(w)
 }
 
 // FromJSON restores a Memory written by ToJSON, configured by opts. Turns
-// are checked as Append checks them; boundaries that are out of range,
-// unsorted or repeated are dropped, and a kept selection that no longer
-// matches the boundaries is dropped too (the next Compose rebuilds), since
-// both are derived state that can be repaired. Anything else malformed is
-// an error wrapping ErrFormat, ErrVersion or ErrTooLarge; FromJSON never
-// panics on its input.
+// are checked as Append checks them; boundaries that are out of range
+// (however large), not integers, unsorted or repeated are dropped, and a
+// kept selection whose numbers are out of range or that no longer matches
+// the boundaries is dropped too (the next Compose rebuilds), since both are
+// derived state that can be repaired. Anything else malformed, including
+// boundaries or a selection that are not lists of numbers, is an error
+// wrapping ErrFormat, ErrVersion or ErrTooLarge; FromJSON never panics on
+// its input.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
-		return nil, ErrTooLarge
+		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
 	}
-	var w wire
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&w); err != nil {
+	// Whitespace is skipped here, where it is cheap, rather than by the JSON
+	// scanner; json.Unmarshal then reads data in place without buffering a
+	// copy, and refuses anything after the object.
+	data = bytes.Trim(data, " \t\r\n")
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%w: the data is empty or only whitespace", ErrFormat)
+	}
+	var w wireIn
+	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFormat, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: data after the memory object", ErrFormat)
 	}
 	switch {
 	case w.Version > FormatVersion:
@@ -109,12 +115,62 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 		m.turns = append(m.turns, x)
 		m.total += int(x.native)
 	}
-	m.restretch(cleanBounds(w.Bounds, len(m.turns)))
-	if s := w.Selection; s != nil && m.validKept(s) {
-		m.sel = &kept{keys: append([]int(nil), s.Keys...), upto: s.Upto}
-		m.sel.block, m.sel.size = m.renderBlock(m.sel.keys, m.sel.upto)
+	m.restretch(cleanBounds(ints(w.Bounds), len(m.turns)))
+	if s := w.Selection.read(); s != nil && m.validKept(s) {
+		m.sel = &kept{keys: s.Keys, ends: s.Ends, upto: s.Upto}
+		m.sel.block, m.sel.size = m.renderBlock(m.sel.keys, m.sel.ends)
 	}
 	return m, nil
+}
+
+// orEmpty writes an empty list as [] rather than null, so a memory and its
+// restored copy write the same bytes.
+func orEmpty(xs []int) []int {
+	if xs == nil {
+		return []int{}
+	}
+	return xs
+}
+
+// wireIn is what FromJSON reads: wire with the derived state's numbers
+// read as written, so that one too large for an int is dropped as garbage,
+// like any other out-of-range boundary, rather than costing the turns.
+type wireIn struct {
+	Version   int           `json:"version"`
+	Turns     []wireTurn    `json:"turns"`
+	Bounds    []json.Number `json:"bounds"`
+	Selection *wireKeptIn   `json:"selection"`
+}
+
+type wireKeptIn struct {
+	Keys []json.Number `json:"keys"`
+	Ends []json.Number `json:"ends"`
+	Upto json.Number   `json:"upto"`
+}
+
+// ints returns the numbers that are integers an int holds, dropping the rest.
+func ints(ns []json.Number) []int {
+	out := make([]int, 0, len(ns))
+	for _, n := range ns {
+		if i, err := strconv.Atoi(string(n)); err == nil {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// read returns the saved selection, or nil when there is none or one of its
+// numbers is not an integer an int holds.
+func (s *wireKeptIn) read() *wireKept {
+	if s == nil {
+		return nil
+	}
+	keys, ends := ints(s.Keys), ints(s.Ends)
+	upto, err := strconv.Atoi(string(s.Upto))
+	if err != nil || len(keys) != len(s.Keys) || len(ends) != len(s.Ends) {
+		return nil
+	}
+	return &wireKept{Keys: keys, Ends: ends, Upto: upto}
 }
 
 // cleanBounds keeps the boundaries that can be stretch starts of n turns,
@@ -139,21 +195,22 @@ func cleanBounds(bounds []int, n int) []int {
 	return uniq
 }
 
-// validKept reports whether a saved selection names existing stretches that
-// start before its cut, in ascending order.
+// validKept reports whether a saved selection names existing stretches, in
+// ascending order, each quoted from its first turn to an end no later than
+// the next one's start or the cut.
 func (m *Memory) validKept(s *wireKept) bool {
-	if s.Upto < 0 || s.Upto > len(m.turns) {
+	if s.Upto < 0 || s.Upto > len(m.turns) || len(s.Ends) != len(s.Keys) {
 		return false
 	}
-	prev := -1
-	for _, k := range s.Keys {
-		if k <= prev || k >= s.Upto {
+	prev := 0
+	for i, k := range s.Keys {
+		if k < prev || s.Ends[i] <= k || s.Ends[i] > s.Upto {
 			return false
 		}
-		if i := m.stretchOf(k); i < 0 || m.str[i].start != k {
+		if j := m.stretchOf(k); j < 0 || m.str[j].start != k {
 			return false
 		}
-		prev = k
+		prev = s.Ends[i]
 	}
 	return true
 }

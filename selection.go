@@ -23,6 +23,7 @@ const lastTurns = 2
 // finds the same stretches or, if they are gone, forces a rebuild.
 type kept struct {
 	keys  []int  // first turn of each selected stretch, ascending
+	ends  []int  // where each one's quote ends: its end when selected, or upto
 	upto  int    // turns before upto appear only through the block; turns from upto on follow natively
 	block string // the rendered memory block; "" when no stretch fits
 	size  int    // characters of block
@@ -46,7 +47,64 @@ type hit struct {
 // before orders hits best first, newer first on ties.
 func (a hit) before(b hit) bool { return a.v > b.v || a.v == b.v && a.s > b.s }
 
+// neighbour is the share of the better adjacent stretch's score a stretch
+// borrows when both belong to one sitting. A subject runs on across the
+// size-made boundary between two stretches, so the talk beside a strong
+// match is likelier to hold what the query needs than talk elsewhere. On
+// the LoCoMo dev conversations it raised fresh evidence recall at 20,000
+// characters from 0.898 to 0.905 (10,000: 0.857 to 0.859; 5,000: 0.802 to
+// 0.805).
+const neighbour = 0.2
+
+// score is stretch s's score for the ranking: its own, plus what it borrows
+// from its neighbours.
 func (m *Memory) score(rk *ranking, s int) float64 {
+	nb := 0.0
+	if s > 0 && m.sameSitting(s-1) {
+		nb = max(nb, m.own(rk, s-1))
+	}
+	if s+1 < len(m.str) && m.sameSitting(s) {
+		nb = max(nb, m.own(rk, s+1))
+	}
+	return m.own(rk, s) + neighbour*nb
+}
+
+// sameSitting reports whether stretch s+1 follows stretch s without a pause.
+func (m *Memory) sameSitting(s int) bool {
+	b := m.str[s+1].start
+	p, q := m.turns[b-1].Time, m.turns[b].Time
+	return p.IsZero() || q.IsZero() || q.Sub(p) < sessionGap
+}
+
+// spread adds to the hits the neighbours that borrow a score from them, and
+// sets every hit's value to its full score.
+func (m *Memory) spread(rk *ranking) {
+	if len(m.mark) < len(m.str) {
+		m.mark = make([]bool, len(m.str))
+	}
+	n := len(rk.hits)
+	for _, h := range rk.hits {
+		m.mark[h.s] = true
+	}
+	for i := range n {
+		s := rk.hits[i].s
+		if s > 0 && !m.mark[s-1] && m.sameSitting(s-1) {
+			m.mark[s-1] = true
+			rk.hits = append(rk.hits, hit{s: s - 1})
+		}
+		if s+1 < len(m.str) && !m.mark[s+1] && m.sameSitting(s) {
+			m.mark[s+1] = true
+			rk.hits = append(rk.hits, hit{s: s + 1})
+		}
+	}
+	for i := range rk.hits {
+		m.mark[rk.hits[i].s] = false
+		rk.hits[i].v = m.score(rk, rk.hits[i].s)
+	}
+}
+
+// own is stretch s's score for the ranking, by its own words alone.
+func (m *Memory) own(rk *ranking, s int) float64 {
 	switch {
 	case rk.custom != nil:
 		return rk.custom[s]
@@ -70,7 +128,8 @@ func (m *Memory) rank(ctx context.Context, query string) (*ranking, error) {
 }
 
 // documents returns the stretch texts as a Retriever sees them, building
-// each closed stretch's text once.
+// each closed stretch's text once. The open stretch's text is built afresh
+// and never cached: it grows, and may be split, before it closes.
 func (m *Memory) documents() []Document {
 	if len(m.texts) > len(m.str) {
 		m.texts = nil
@@ -81,9 +140,11 @@ func (m *Memory) documents() []Document {
 	docs := make([]Document, len(m.str))
 	for s := range m.str {
 		text := m.texts[s]
-		if text == "" || s == len(m.str)-1 {
+		if text == "" || m.str[s].slot < 0 {
 			text = m.joined(m.str[s].start, m.stretchEnd(s))
-			m.texts[s] = text
+			if m.str[s].slot >= 0 {
+				m.texts[s] = text // the open stretch still grows: never cached
+			}
 		}
 		docs[s] = Document{ID: m.ix.key(func(y func(string)) { y(text) }).hash, Text: text}
 	}
@@ -119,35 +180,18 @@ func (m *Memory) rankCustom(ctx context.Context, query string) (*ranking, error)
 			rk.hits = append(rk.hits, hit{s, v})
 		}
 	}
+	m.spread(rk)
 	return rk, nil
 }
 
 // callRetriever runs the Retriever so that a panic or a call that outlives
 // ctx comes back as an error.
 func callRetriever(ctx context.Context, r Retriever, query string, docs []Document) ([]float64, error) {
-	type answer struct {
-		scores []float64
-		err    error
+	scores, err := guarded(ctx, func() ([]float64, error) { return r.Score(ctx, query, docs) })
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRetriever, err)
 	}
-	done := make(chan answer, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil {
-				done <- answer{err: fmt.Errorf("panic: %v", p)}
-			}
-		}()
-		s, err := r.Score(ctx, query, docs)
-		done <- answer{s, err}
-	}()
-	select {
-	case a := <-done:
-		if a.err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrRetriever, a.err)
-		}
-		return a.scores, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %w", ErrRetriever, context.Cause(ctx))
-	}
+	return scores, nil
 }
 
 // order returns the stretches in the order a greedy fill considers them:
@@ -305,7 +349,7 @@ func (m *Memory) chooseBM25(rk *ranking, upto, capacity, limit int) (keys, picke
 	return keys, picked
 }
 
-// A fill hands out the stretches a greedy fill takes: next(room) is the
+// A picker hands out the stretches a greedy fill takes: next(room) is the
 // first stretch, in the order choose considers them (score descending,
 // newer first, zero scores newest first), that comes after every stretch
 // handed out or passed over so far and whose size is at most room. The room
@@ -318,8 +362,9 @@ func (m *Memory) chooseBM25(rk *ranking, upto, capacity, limit int) (keys, picke
 // deeper search runs, and past a point every posting is scored. When the
 // best search found every stretch with a positive score, the stretches with
 // none follow newest first.
-type fill struct {
+type picker struct {
 	m        *Memory
+	rk       *ranking
 	q        *query
 	lim      int // closed stretches [0, lim) end by upto and are the index's candidates
 	special  hit // the one stretch outside the index that may be taken: the open one, or the one upto cuts
@@ -355,8 +400,8 @@ const smallQuery = 4096
 // They are variables so tests can send fills down every path.
 var firstK, maxK = 48, 4096
 
-func (m *Memory) newFill(rk *ranking, upto int, positive bool) *fill {
-	f := &fill{m: m, q: rk.q, k: firstK, positive: positive}
+func (m *Memory) newFill(rk *ranking, upto int, positive bool) *picker {
+	f := &picker{m: m, rk: rk, q: rk.q, k: firstK, positive: positive}
 	if positive {
 		f.k = judged
 	}
@@ -374,8 +419,8 @@ func (m *Memory) newFill(rk *ranking, upto int, positive bool) *fill {
 	case hold < n && m.str[hold].start < upto:
 		f.special, f.hasSp = hit{hold, m.score(rk, hold)}, true
 		f.spSize = m.sizeOf(m.str[hold].start, upto)
-	case hold == n && n > 0:
-		f.special, f.hasSp = hit{n - 1, rk.open}, true
+	case hold == n:
+		f.special, f.hasSp = hit{n - 1, m.score(rk, n-1)}, true
 		f.spSize = m.str[n-1].size
 	}
 	f.zs = f.lim
@@ -383,16 +428,16 @@ func (m *Memory) newFill(rk *ranking, upto int, positive bool) *fill {
 }
 
 // after reports whether h comes after everything handed out or passed over.
-func (f *fill) after(h hit) bool { return !f.started || f.last.before(h) }
+func (f *picker) after(h hit) bool { return !f.started || f.last.before(h) }
 
-func (f *fill) size(s int) int {
+func (f *picker) size(s int) int {
 	if f.hasSp && s == f.special.s {
 		return f.spSize
 	}
 	return f.m.str[s].size
 }
 
-func (f *fill) next(room int) (hit, int, bool) {
+func (f *picker) next(room int) (hit, int, bool) {
 	for {
 		for f.pos < len(f.stream) {
 			h := f.stream[f.pos]
@@ -439,13 +484,13 @@ func (f *fill) next(room int) (hit, int, bool) {
 
 // search makes the stream the k best positive stretches that fit room and
 // come after the last, with the special one where it ranks among them.
-func (f *fill) search(room int) {
+func (f *picker) search(room int) {
 	m := f.m
 	if f.state == fillStart && f.q.postings() <= smallQuery {
 		f.all(room)
 		return
 	}
-	found, complete := m.best(f.q, f.lim, room, f.k, f.stream[:0])
+	found, complete := m.bestSpread(f.rk, f.lim, room, f.k, f.stream[:0])
 	st := found[:0]
 	for _, h := range found {
 		if f.after(h) {
@@ -468,7 +513,7 @@ func (f *fill) search(room int) {
 // few makes the stream every stretch still to come that fits room, if
 // there are few enough of them to score one by one for less than a pass
 // over the query's postings; it reports whether it did.
-func (f *fill) few(room int) bool {
+func (f *picker) few(room int) bool {
 	m := f.m
 	budget := f.q.postings() / (8 * max(1, len(f.q.terms)))
 	mins := m.blockMins()
@@ -488,12 +533,16 @@ func (f *fill) few(room int) bool {
 		}
 	}
 	for _, s := range who {
-		cand = append(cand, m.str[s].slot)
+		for _, x := range []int{s - 1, s, s + 1} {
+			if x >= 0 && x < len(m.str) && m.str[x].slot >= 0 {
+				cand = append(cand, m.str[x].slot)
+			}
+		}
 	}
 	f.q.scoreMany(m.ix.ascending(cand))
 	st := f.stream[:0]
 	for _, s := range who {
-		if h := (hit{s, f.q.score(m.str[s].slot)}); f.after(h) {
+		if h := (hit{s, m.score(f.rk, s)}); f.after(h) {
 			st = append(st, h)
 		}
 	}
@@ -503,37 +552,23 @@ func (f *fill) few(room int) bool {
 
 // all makes the stream every stretch still to come that fits room, scoring
 // every posting of the query.
-func (f *fill) all(room int) {
+func (f *picker) all(room int) {
 	m := f.m
-	ix := m.ix
-	if cap(m.scores) < len(ix.slots) {
-		m.scores = make([]float64, len(ix.slots), 2*len(ix.slots))
-	}
-	scores := m.scores[:len(ix.slots)]
-	var touched []int32
-	_, touched = ix.score(f.q.c, f.q.terms, scores, ix.touched[:0])
-	// Every closed slot's score is known now: cache them all.
-	for s := range ix.slots {
-		ix.mark[s], ix.cached[s] = f.q.epoch, scores[s]
-	}
+	m.scoreAll(f.q)
 	st := f.stream[:0]
 	for s := 0; s < f.lim; s++ {
 		if m.str[s].size > room {
 			continue
 		}
-		if h := (hit{s, scores[m.str[s].slot]}); f.after(h) {
+		if h := (hit{s, m.score(f.rk, s)}); f.after(h) {
 			st = append(st, h)
 		}
 	}
-	for _, sl := range touched {
-		scores[sl] = 0
-	}
-	ix.touched = touched[:0]
 	f.finish(st, room)
 }
 
 // finish adds the special stretch to a complete stream and makes it a heap.
-func (f *fill) finish(st []hit, room int) {
+func (f *picker) finish(st []hit, room int) {
 	if f.hasSp && f.spSize <= room && f.after(f.special) {
 		st = append(st, f.special)
 	}
@@ -545,7 +580,7 @@ func (f *fill) finish(st []hit, room int) {
 
 // nextZero hands out the next stretch with no score, newest first, once
 // every stretch with one has been handed out or passed over.
-func (f *fill) nextZero(room int) (hit, int, bool) {
+func (f *picker) nextZero(room int) (hit, int, bool) {
 	m := f.m
 	// The special stretch is newer than any stretch of the index.
 	if f.hasSp && f.special.v <= 0 && f.spSize <= room && f.after(f.special) {
@@ -561,7 +596,7 @@ func (f *fill) nextZero(room int) (hit, int, bool) {
 		if m.str[s].size > room {
 			continue
 		}
-		if v := f.q.score(m.str[s].slot); v <= 0 {
+		if v := m.score(f.rk, s); v <= 0 {
 			f.zs = s
 			h := hit{s, v}
 			f.last, f.started = h, true
@@ -613,6 +648,118 @@ func (m *Memory) blockMins() []int32 {
 	}
 	m.minsOK = nb
 	return m.mins
+}
+
+// bestSpread is best for the scores a fill ranks by, which add to a
+// stretch's own score a share (neighbour) of its better neighbour's in the
+// same sitting. A stretch whose own score and whose neighbours' are all at
+// most τ scores at most (1+neighbour)·τ. So it takes the kk best closed
+// stretches by their own scores (τ the last of them), adds the open stretch
+// and the neighbours of them all, and scores those in full: if the k-th
+// best among them beats (1+neighbour)·τ, no stretch left out can reach it,
+// and they are the k best. Otherwise it looks deeper.
+func (m *Memory) bestSpread(rk *ranking, lim, room, k int, out []hit) ([]hit, bool) {
+	n := len(m.str)
+	if len(m.mark) < n {
+		m.mark = make([]bool, n)
+	}
+	for kk := 2 * k; ; kk *= 2 {
+		if kk > maxK {
+			return m.bestAll(rk, lim, room, k, out)
+		}
+		top, complete := m.best(rk.q, n-1, math.MaxInt, kk, out[:0])
+		tau := 0.0
+		if !complete {
+			tau = top[len(top)-1].v
+		}
+		// The stretches that may rank: the own-score best, the open one,
+		// and their neighbours in the same sitting.
+		cand := m.spreadCand[:0]
+		add := func(s int) {
+			if s >= 0 && s < n && !m.mark[s] {
+				m.mark[s] = true
+				cand = append(cand, s)
+			}
+		}
+		near := func(s int) {
+			add(s)
+			if s > 0 && m.sameSitting(s-1) {
+				add(s - 1)
+			}
+			if s+1 < n && m.sameSitting(s) {
+				add(s + 1)
+			}
+		}
+		for _, h := range top {
+			near(h.s)
+		}
+		near(n - 1)
+		slots := m.ix.cands[:0]
+		for _, s := range cand {
+			m.mark[s] = false
+			if sl := m.str[s].slot; sl >= 0 {
+				slots = append(slots, sl)
+			}
+		}
+		rk.q.scoreMany(m.ix.ascending(slots))
+		m.ix.cands = slots[:0]
+		out = top[:0]
+		for _, s := range cand {
+			if s < lim && m.str[s].size <= room {
+				if v := m.score(rk, s); v > 0 {
+					out = append(out, hit{s, v})
+				}
+			}
+		}
+		m.spreadCand = cand[:0]
+		sortHits(out)
+		if complete {
+			if len(out) > k {
+				return out[:k], false
+			}
+			return out, true
+		}
+		if len(out) >= k && out[k-1].v > (1+neighbour)*tau*(1+boundSlack) {
+			return out[:k], false
+		}
+	}
+}
+
+// bestAll is bestSpread by scoring every posting.
+func (m *Memory) bestAll(rk *ranking, lim, room, k int, out []hit) ([]hit, bool) {
+	m.scoreAll(rk.q)
+	out = out[:0]
+	for s := 0; s < lim; s++ {
+		if m.str[s].size <= room {
+			if v := m.score(rk, s); v > 0 {
+				out = append(out, hit{s, v})
+			}
+		}
+	}
+	sortHits(out)
+	if len(out) > k {
+		return out[:k], false
+	}
+	return out, true
+}
+
+// scoreAll caches every closed slot's score for the query, from one pass
+// over every posting of its terms.
+func (m *Memory) scoreAll(q *query) {
+	ix := m.ix
+	if cap(m.scores) < len(ix.slots) {
+		m.scores = make([]float64, len(ix.slots), 2*len(ix.slots))
+	}
+	scores := m.scores[:len(ix.slots)]
+	var touched []int32
+	_, touched = ix.score(q.c, q.terms, scores, ix.touched[:0])
+	for s := range ix.slots {
+		ix.mark[s], ix.cached[s] = q.epoch, scores[s]
+	}
+	for _, sl := range touched {
+		scores[sl] = 0
+	}
+	ix.touched = touched[:0]
 }
 
 // best returns the k best closed stretches among [0, lim) whose size is at

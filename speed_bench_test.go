@@ -17,6 +17,9 @@ import (
 //
 //	go test -run '^$' -bench 'Live|Cold|ToJSON|Annotate|Score' -benchmem -count 6 .
 //
+// (BenchmarkAnnotate, the annotation of a typical turn, is in
+// timeanchor_test.go.)
+//
 // BenchmarkHeapPerTurn reports the heap a memory retains per turn against
 // the turn's text; run it with -benchtime 1x.
 
@@ -190,23 +193,6 @@ func BenchmarkToJSON(b *testing.B) {
 				if _, err := m.ToJSON(); err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
-	}
-}
-
-// BenchmarkAnnotate resolves the relative dates of a typical turn.
-func BenchmarkAnnotate(b *testing.B) {
-	when := time.Date(2023, time.May, 25, 14, 3, 0, 0, time.UTC)
-	for _, c := range []struct{ name, text string }{
-		{"dates", "I ran the charity race last Saturday and my sister came to watch! We are going again next month, two weeks after her birthday."},
-		{"plain", "That sounds like a lovely afternoon. How did the new running shoes hold up over the whole distance, any blisters at all?"},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(c.text)))
-			b.ReportAllocs()
-			for range b.N {
-				Annotate(c.text, when)
 			}
 		})
 	}

@@ -19,8 +19,27 @@ import (
 // boundaries) and fills of every room.
 
 // exhaustive is the reference: every stretch's score from one pass over
-// every posting of the query.
+// every posting of the query, plus the share of its better neighbour's in
+// the same sitting.
 func exhaustive(m *Memory, query string) []float64 {
+	own := exhaustiveOwn(m, query)
+	out := make([]float64, len(own))
+	for s := range own {
+		nb := 0.0
+		if s > 0 && m.sameSitting(s-1) {
+			nb = max(nb, own[s-1])
+		}
+		if s+1 < len(own) && m.sameSitting(s) {
+			nb = max(nb, own[s+1])
+		}
+		out[s] = own[s] + neighbour*nb
+	}
+	return out
+}
+
+// exhaustiveOwn is every stretch's own score, from one pass over every
+// posting of the query.
+func exhaustiveOwn(m *Memory, query string) []float64 {
 	q := m.ix.queryTerms(query, false)
 	slots := make([]float64, len(m.ix.slots))
 	open, _ := m.ix.score(m.ix.corpus(nil), q, slots, nil)
@@ -209,36 +228,46 @@ func testRanking(t *testing.T, m *Memory) {
 	}
 }
 
-// TestBestIsTopK checks the pruned search alone against a sort of every
-// stretch, at depths from one to past the number of stretches.
+// TestBestIsTopK checks the pruned searches alone, by own scores and by
+// full ones, against a sort of every stretch, at depths from one to past
+// the number of stretches.
 func TestBestIsTopK(t *testing.T) {
 	for name, m := range rankShapes(t) {
 		t.Run(name, func(t *testing.T) {
 			for _, query := range rankQueries(m, 3) {
-				want := exhaustive(m, query)
-				lim := len(m.str) - 1
-				for _, room := range []int{1 << 30, 1100, 400} {
-					var all []hit
-					for s := 0; s < lim; s++ {
-						if want[s] > 0 && m.str[s].size <= room {
-							all = append(all, hit{s, want[s]})
-						}
-					}
-					sortHits(all)
-					for _, k := range []int{1, 2, 3, 8, 48, 500, len(all) + 1} {
-						q := m.ix.prepare(query)
-						got, complete := m.best(q, lim, room, k, nil)
-						wantK := all[:min(k, len(all))]
-						require.Equal(t, fmt.Sprint(wantK), fmt.Sprint(got), "k %d room %d", k, room)
-						if len(all) < k {
-							require.True(t, complete, "fewer than k %d found, so all were", k)
-						} else if len(all) > k {
-							require.False(t, complete, "more than k %d exist", k)
-						}
-						require.True(t, slices.IndexFunc(m.ix.acc, func(a float64) bool { return a != 0 }) < 0, "scratch left dirty")
-					}
-				}
+				testBest(t, m, query, exhaustiveOwn(m, query), func(lim, room, k int) ([]hit, bool) {
+					return m.best(m.ix.prepare(query), lim, room, k, nil)
+				})
+				testBest(t, m, query, exhaustive(m, query), func(lim, room, k int) ([]hit, bool) {
+					rk, err := m.rank(context.Background(), query)
+					require.NoError(t, err)
+					return m.bestSpread(rk, lim, room, k, nil)
+				})
 			}
 		})
+	}
+}
+
+func testBest(t *testing.T, m *Memory, query string, want []float64, best func(lim, room, k int) ([]hit, bool)) {
+	lim := len(m.str) - 1
+	for _, room := range []int{1 << 30, 1100, 400} {
+		var all []hit
+		for s := 0; s < lim; s++ {
+			if want[s] > 0 && m.str[s].size <= room {
+				all = append(all, hit{s, want[s]})
+			}
+		}
+		sortHits(all)
+		for _, k := range []int{1, 2, 3, 8, 48, 500, len(all) + 1} {
+			got, complete := best(lim, room, k)
+			wantK := all[:min(k, len(all))]
+			require.Equal(t, fmt.Sprint(wantK), fmt.Sprint(got), "query %q k %d room %d", query, k, room)
+			if len(all) < k {
+				require.True(t, complete, "fewer than k %d found, so all were", k)
+			} else if len(all) > k {
+				require.False(t, complete, "more than k %d exist", k)
+			}
+			require.True(t, slices.IndexFunc(m.ix.acc, func(a float64) bool { return a != 0 }) < 0, "scratch left dirty")
+		}
 	}
 }

@@ -123,10 +123,7 @@ func parseLoCoMo(data []byte) (*dataset, error) {
 	return ds, nil
 }
 
-var (
-	sessionKey     = regexp.MustCompile(`^session_(\d+)$`)
-	sessionTimeKey = regexp.MustCompile(`^session_(\d+)_date_time$`)
-)
+var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 
 // parseSample reads one sample. It names the sample in *where as soon as its
 // id is known, so that later errors say "sample 2 "conv-41" (line 9)".

@@ -123,9 +123,9 @@ func writeRecall(b *strings.Builder, r *recallResult) {
 	for _, row := range r.Rows {
 		fmt.Fprintf(b, "| %s |", row.Method)
 		for _, c := range row.Categories {
-			fmt.Fprintf(b, " %.2f |", c.Recall)
+			fmt.Fprintf(b, " %.3f |", c.Recall)
 		}
-		fmt.Fprintf(b, " **%.2f** | %s | %s of %s |\n", row.Recall14, thousands(row.MeanContextChars), thousands(float64(row.Overruns)), thousands(float64(row.Compositions)))
+		fmt.Fprintf(b, " **%.3f** | %s | %s of %s |\n", row.Recall14, thousands(row.MeanContextChars), thousands(float64(row.Overruns)), thousands(float64(row.Compositions)))
 	}
 	fmt.Fprintf(b, "\nFull history is %s characters per conversation on average (%.1f× the budget).\n",
 		thousands(r.FullHistoryChars), r.FullHistoryChars/float64(r.Budget))
@@ -134,11 +134,13 @@ func writeRecall(b *strings.Builder, r *recallResult) {
 func writeTemporal(b *strings.Builder, r *temporalResult) {
 	b.WriteString("\n## Temporal\n\n")
 	b.WriteString("Temporal questions whose gold answer names one day, month or year: is that date written in or beside one of the evidence turns? ")
-	b.WriteString("*Annotated* is the turn as byheart indexes and renders it (`Annotate`), *raw* as it was said.\n\n")
-	b.WriteString("| answer names | questions | annotated | raw |\n|---|---:|---:|---:|\n")
+	b.WriteString("*Annotated* is the turn as byheart indexes and renders it (`Annotate`), *raw* as it was said, ")
+	b.WriteString("and *with the block's date* also counts the date line the memory block writes above every stretch and change of day.\n\n")
+	b.WriteString("| answer names | questions | annotated | raw | with the block's date |\n|---|---:|---:|---:|---:|\n")
 	for _, row := range r.Rows {
-		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", row.Names, thousands(float64(row.Questions)),
-			percent(ratio(float64(row.Annotated), row.Questions)), percent(ratio(float64(row.Raw), row.Questions)))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", row.Names, thousands(float64(row.Questions)),
+			percent(ratio(float64(row.Annotated), row.Questions)), percent(ratio(float64(row.Raw), row.Questions)),
+			percent(ratio(float64(row.Dated), row.Questions)))
 	}
 	if len(r.Skipped) == 0 {
 		return

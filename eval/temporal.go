@@ -241,6 +241,9 @@ type temporalRow struct {
 	Questions int    `json:"questions"`
 	Annotated int    `json:"in_or_beside_evidence"`
 	Raw       int    `json:"in_raw_evidence"`
+	// Dated also counts the date line the memory block writes above the
+	// turn (the day it was said), which a model reads beside it.
+	Dated int `json:"with_block_date"`
 }
 
 // skippedAnswer is a temporal answer the section does not count, and why.
@@ -278,12 +281,14 @@ func measureTemporal(ds *dataset) *temporalResult {
 				res.Skipped = append(res.Skipped, skippedAnswer{conv.ID, q.Answer, reason})
 				continue
 			}
-			var annotated, raw bool
+			var annotated, raw, dated bool
 			for _, e := range q.Evidence {
 				t := &conv.Turns[e]
 				annotated = annotated || names(t.Annotated, want)
 				raw = raw || names(t.Text, want)
+				dated = dated || !t.When.IsZero() && daySpan(t.When).within(want)
 			}
+			dated = dated || annotated
 			for _, r := range []*temporalRow{&rows[prec], &rows[len(rows)-1]} {
 				r.Questions++
 				if annotated {
@@ -291,6 +296,9 @@ func measureTemporal(ds *dataset) *temporalResult {
 				}
 				if raw {
 					r.Raw++
+				}
+				if dated {
+					r.Dated++
 				}
 			}
 		}

@@ -92,8 +92,11 @@ func TestMeasureTemporalComparesAnnotatedWithRaw(t *testing.T) {
 	conv := &conversation{ID: "c", Turns: []turn{
 		mkTurn("D1:1", "Ana", "user", "I ran last Saturday.", "I ran last Saturday [20 May 2023]."),
 		mkTurn("D1:2", "Bo", "assistant", "In June 2023 we met.", "In June 2023 we met."),
+		mkTurn("D2:1", "Ana", "user", "We just got back from Oslo.", "We just got back from Oslo."),
 	}}
+	conv.Turns[2].When = time.Date(2023, time.July, 3, 14, 0, 0, 0, time.UTC)
 	conv.Questions = []question{
+		{Answer: "July 2023", Category: 2, Evidence: []int{2}},
 		{Answer: "20 May 2023", Category: 2, Evidence: []int{0}},
 		{Answer: "June 2023", Category: 2, Evidence: []int{1}},
 		{Answer: "2022", Category: 2, Evidence: []int{0, 1}},
@@ -101,12 +104,12 @@ func TestMeasureTemporalComparesAnnotatedWithRaw(t *testing.T) {
 		{Answer: "20 May 2023", Category: 4, Evidence: []int{0}},
 	}
 	res := measureTemporal(&dataset{Convs: []*conversation{conv}})
-	assert.Equal(t, 4, res.Temporal)
+	assert.Equal(t, 5, res.Temporal)
 	assert.Equal(t, []temporalRow{
-		{Names: "a day", Questions: 1, Annotated: 1, Raw: 0},
-		{Names: "a month", Questions: 1, Annotated: 1, Raw: 1},
-		{Names: "a year", Questions: 1, Annotated: 0, Raw: 0},
-		{Names: "all counted", Questions: 3, Annotated: 2, Raw: 1},
-	}, res.Rows)
+		{Names: "a day", Questions: 1, Annotated: 1, Raw: 0, Dated: 1},
+		{Names: "a month", Questions: 2, Annotated: 1, Raw: 1, Dated: 2},
+		{Names: "a year", Questions: 1, Annotated: 0, Raw: 0, Dated: 0},
+		{Names: "all counted", Questions: 4, Annotated: 2, Raw: 1, Dated: 3},
+	}, res.Rows, "the day a turn was said, shown above it in the block, counts beside it")
 	assert.Equal(t, []skippedAnswer{{"c", "The week before 9 June 2023", skipWeek}}, res.Skipped)
 }
