@@ -391,8 +391,9 @@ const (
 
 // smallQuery is the most postings a query may have for a fill to score
 // them all at once rather than search: below it a pass over every posting
-// costs less than the bookkeeping of pruning.
-const smallQuery = 4096
+// costs less than the bookkeeping of pruning. A variable so tests can
+// send small memories down the search.
+var smallQuery = 4096
 
 // firstK is the size of the first pruned search: enough to cover a fill of
 // the budget in stretches of the default size with room to pass over some.
@@ -652,77 +653,89 @@ func (m *Memory) blockMins() []int32 {
 
 // bestSpread is best for the scores a fill ranks by, which add to a
 // stretch's own score a share (neighbour) of its better neighbour's in the
-// same sitting. A stretch whose own score and whose neighbours' are all at
-// most τ scores at most (1+neighbour)·τ. So it takes the kk best closed
-// stretches by their own scores (τ the last of them), adds the open stretch
-// and the neighbours of them all, and scores those in full: if the k-th
-// best among them beats (1+neighbour)·τ, no stretch left out can reach it,
-// and they are the k best. Otherwise it looks deeper.
+// same sitting. A stretch scores at most (1+neighbour) times the larger of
+// its own score and its neighbours'. So it takes the 2k best closed
+// stretches by own score, adds the open stretch and the neighbours of them
+// all, and scores those in full; the k-th best of them, θ, is within reach.
+// If θ beats (1+neighbour) times the last own score taken, nothing left out
+// can reach it. Otherwise every stretch whose own score is at least
+// θ/(1+neighbour) is taken (a search with its threshold known from the
+// start), with the neighbours, and the k best of those are the k best.
 func (m *Memory) bestSpread(rk *ranking, lim, room, k int, out []hit) ([]hit, bool) {
+	n := len(m.str)
+	top, complete := m.best(rk.q, n-1, math.MaxInt, 2*k, 0, out[:0])
+	tau := 0.0
+	if len(top) > 0 {
+		tau = top[len(top)-1].v
+	}
+	out = m.spreadAround(rk, top, lim, room)
+	if complete {
+		if len(out) > k {
+			return out[:k], false
+		}
+		return out, true
+	}
+	if len(out) < k {
+		return m.bestAll(rk, lim, room, k, out)
+	}
+	theta := out[k-1].v
+	if theta > (1+neighbour)*tau*(1+boundSlack) {
+		return out[:k], false
+	}
+	floor := theta / ((1 + neighbour) * (1 + boundSlack))
+	top, _ = m.best(rk.q, n-1, math.MaxInt, 0, floor, out[:0])
+	out = m.spreadAround(rk, top, lim, room)
+	return out[:k], false
+}
+
+// spreadAround scores in full the given stretches, the open one and the
+// neighbours of them all in the same sitting, and returns those among
+// [0, lim) of size at most room with a positive score, best first.
+func (m *Memory) spreadAround(rk *ranking, around []hit, lim, room int) []hit {
 	n := len(m.str)
 	if len(m.mark) < n {
 		m.mark = make([]bool, n)
 	}
-	for kk := 2 * k; ; kk *= 2 {
-		if kk > maxK {
-			return m.bestAll(rk, lim, room, k, out)
-		}
-		top, complete := m.best(rk.q, n-1, math.MaxInt, kk, out[:0])
-		tau := 0.0
-		if !complete {
-			tau = top[len(top)-1].v
-		}
-		// The stretches that may rank: the own-score best, the open one,
-		// and their neighbours in the same sitting.
-		cand := m.spreadCand[:0]
-		add := func(s int) {
-			if s >= 0 && s < n && !m.mark[s] {
-				m.mark[s] = true
-				cand = append(cand, s)
-			}
-		}
-		near := func(s int) {
-			add(s)
-			if s > 0 && m.sameSitting(s-1) {
-				add(s - 1)
-			}
-			if s+1 < n && m.sameSitting(s) {
-				add(s + 1)
-			}
-		}
-		for _, h := range top {
-			near(h.s)
-		}
-		near(n - 1)
-		slots := m.ix.cands[:0]
-		for _, s := range cand {
-			m.mark[s] = false
-			if sl := m.str[s].slot; sl >= 0 {
-				slots = append(slots, sl)
-			}
-		}
-		rk.q.scoreMany(m.ix.ascending(slots))
-		m.ix.cands = slots[:0]
-		out = top[:0]
-		for _, s := range cand {
-			if s < lim && m.str[s].size <= room {
-				if v := m.score(rk, s); v > 0 {
-					out = append(out, hit{s, v})
-				}
-			}
-		}
-		m.spreadCand = cand[:0]
-		sortHits(out)
-		if complete {
-			if len(out) > k {
-				return out[:k], false
-			}
-			return out, true
-		}
-		if len(out) >= k && out[k-1].v > (1+neighbour)*tau*(1+boundSlack) {
-			return out[:k], false
+	cand := m.spreadCand[:0]
+	add := func(s int) {
+		if s >= 0 && s < n && !m.mark[s] {
+			m.mark[s] = true
+			cand = append(cand, s)
 		}
 	}
+	near := func(s int) {
+		add(s)
+		if s > 0 && m.sameSitting(s-1) {
+			add(s - 1)
+		}
+		if s+1 < n && m.sameSitting(s) {
+			add(s + 1)
+		}
+	}
+	for _, h := range around {
+		near(h.s)
+	}
+	near(n - 1)
+	slots := m.ix.cands[:0]
+	for _, s := range cand {
+		m.mark[s] = false
+		if sl := m.str[s].slot; sl >= 0 {
+			slots = append(slots, sl)
+		}
+	}
+	rk.q.scoreMany(m.ix.ascending(slots))
+	m.ix.cands = slots[:0]
+	out := around[:0]
+	for _, s := range cand {
+		if s < lim && m.str[s].size <= room {
+			if v := m.score(rk, s); v > 0 {
+				out = append(out, hit{s, v})
+			}
+		}
+	}
+	m.spreadCand = cand[:0]
+	sortHits(out)
+	return out
 }
 
 // bestAll is bestSpread by scoring every posting.
@@ -763,8 +776,10 @@ func (m *Memory) scoreAll(q *query) {
 }
 
 // best returns the k best closed stretches among [0, lim) whose size is at
-// most room and whose score is positive, best first in choose's order, and
-// whether they are all such stretches there are.
+// most room and whose own score is positive, best first in choose's order,
+// and whether they are all such stretches there are. With k = 0 it returns
+// every such stretch whose own score is at least floor (and maybe some just
+// below).
 //
 // It is exact but does not score every posting (max-score pruning). Query
 // terms are taken in order of the most each can add to a text. While a
@@ -775,12 +790,12 @@ func (m *Memory) scoreAll(q *query) {
 // rest could add falls short. The sums of this pass decide only what is
 // pruned; the texts that make the cut are scored again term by term in
 // query order, so scores and ties are those of a pass over every posting.
-func (m *Memory) best(q *query, lim, room, k int, out []hit) ([]hit, bool) {
+func (m *Memory) best(q *query, lim, room, k int, floor float64, out []hit) ([]hit, bool) {
 	ix := q.ix
 	out = out[:0]
 	touched := ix.touched[:0]
 	eligible := 0
-	theta, top := 0.0, 0.0
+	theta, top := floor, 0.0
 	j := 0
 	for ; j < len(q.byUB); j++ {
 		if eligible >= k && q.rest[j]*(1+boundSlack) < theta {
@@ -805,7 +820,7 @@ func (m *Memory) best(q *query, lim, room, k int, out []hit) ([]hit, bool) {
 			ix.acc[p.slot] = a
 			top = max(top, a)
 		}
-		if eligible >= k && q.rest[j+1]*(1+boundSlack) < top {
+		if k > 0 && eligible >= k && q.rest[j+1]*(1+boundSlack) < top {
 			theta = kthAcc(ix.acc, touched, k)
 		}
 	}
@@ -820,9 +835,11 @@ func (m *Memory) best(q *query, lim, room, k int, out []hit) ([]hit, bool) {
 		cand = ix.ascending(cand)
 		cand = m.finishSums(q, cand, j, k, theta)
 	}
-	all := !pruned && len(cand) <= k
-	if !all {
-		theta = kthAcc(ix.acc, cand, k)
+	all := !pruned && (k == 0 || len(cand) <= k)
+	if !all || k == 0 {
+		if k > 0 {
+			theta = kthAcc(ix.acc, cand, k)
+		}
 		kept := cand[:0]
 		for _, s := range cand {
 			if ix.acc[s]*(1+boundSlack) >= theta {
@@ -849,7 +866,7 @@ func (m *Memory) best(q *query, lim, room, k int, out []hit) ([]hit, bool) {
 	}
 	ix.cands = cand[:0]
 	sortHits(out)
-	if len(out) > k {
+	if k > 0 && len(out) > k {
 		out, all = out[:k], false
 	}
 	return out, all
@@ -895,6 +912,9 @@ func (m *Memory) finishSums(q *query, cand []int32, j, k int, theta float64) []i
 			continue
 		}
 		done = append(done, s)
+		if k == 0 {
+			continue
+		}
 		if len(heap) < k {
 			heap = append(heap, a)
 			siftUpF(heap, len(heap)-1)

@@ -171,6 +171,13 @@ func goldenCompositions(t *testing.T) []goldenRecord {
 
 func TestGoldenCompositions(t *testing.T) {
 	got := goldenCompositions(t)
+	// These memories are small enough that the built-in ranking scores
+	// every posting; the pruned search of long conversations must give
+	// the same compositions.
+	defer func(small int) { smallQuery = small }(smallQuery)
+	smallQuery = 0
+	searched := goldenCompositions(t)
+	require.Equal(t, got, searched, "pruned search against scoring every posting")
 	if *goldenUpdate {
 		var buf bytes.Buffer
 		for _, r := range got {

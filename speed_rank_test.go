@@ -185,13 +185,14 @@ func rankQueries(m *Memory, seed uint64) []string {
 
 func TestRankingMatchesExhaustive(t *testing.T) {
 	shapes := rankShapes(t)
-	defer func(first, most int) { firstK, maxK = first, most }(firstK, maxK)
-	// The defaults, then searches so shallow that fills go deeper, score
-	// stretches one by one and fall back to scoring every posting.
-	for _, depth := range [][2]int{{firstK, maxK}, {1, 4}, {2, 1 << 30}} {
-		firstK, maxK = depth[0], depth[1]
+	defer func(first, most, small int) { firstK, maxK, smallQuery = first, most, small }(firstK, maxK, smallQuery)
+	// The defaults; then every query searched, as a long conversation's
+	// are; then searches so shallow that fills go deeper, score stretches
+	// one by one and fall back to scoring every posting.
+	for _, depth := range [][3]int{{firstK, maxK, smallQuery}, {firstK, maxK, 0}, {1, 4, 0}, {2, 1 << 30, 0}} {
+		firstK, maxK, smallQuery = depth[0], depth[1], depth[2]
 		for name, m := range shapes {
-			t.Run(fmt.Sprintf("%s/k=%d-%d", name, depth[0], depth[1]), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/k=%d-%d-%d", name, depth[0], depth[1], depth[2]), func(t *testing.T) {
 				testRanking(t, m)
 			})
 		}
@@ -236,7 +237,7 @@ func TestBestIsTopK(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, query := range rankQueries(m, 3) {
 				testBest(t, m, query, exhaustiveOwn(m, query), func(lim, room, k int) ([]hit, bool) {
-					return m.best(m.ix.prepare(query), lim, room, k, nil)
+					return m.best(m.ix.prepare(query), lim, room, k, 0, nil)
 				})
 				testBest(t, m, query, exhaustive(m, query), func(lim, room, k int) ([]hit, bool) {
 					rk, err := m.rank(context.Background(), query)
