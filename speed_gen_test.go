@@ -150,7 +150,9 @@ func (g *chatGen) sentence(n int) string {
 		b.WriteString(" " + strconv.Itoa(1+g.intn(300)))
 	}
 	b.WriteString([]string{".", "!", "?", "."}[g.intn(4)])
-	return b.String()
+	// A copy of exactly the text's size, as a text decoded from a request
+	// would be: the builder's spare capacity is not the memory's to keep.
+	return strings.Clone(b.String())
 }
 
 // chat returns n turns of a fresh generator.
