@@ -268,8 +268,10 @@ type Memory struct {
 	mark       []bool    // scratch for spreading scores, by stretch
 	texts      []string  // stretch texts for a Retriever, by stretch; "" until built
 	mins       []int32   // smallest closed stretch size by block; see blockMins
+	maxs       []int32   // largest closed stretch size by block
 	minsOK     int       // leading entries of mins that are up to date
 	spreadCand []int     // scratch for bestSpread
+	rk         ranking   // the built-in ranking of the current query
 }
 
 // New returns an empty Memory configured by opts.

@@ -124,7 +124,8 @@ func (m *Memory) rank(ctx context.Context, query string) (*ranking, error) {
 		return m.rankCustom(ctx, query)
 	}
 	q := m.ix.prepare(query)
-	return &ranking{q: q, open: q.open}, nil
+	m.rk = ranking{q: q, open: q.open}
+	return &m.rk, nil
 }
 
 // documents returns the stretch texts as a Retriever sees them, building
@@ -634,58 +635,80 @@ func (m *Memory) sizesChanged(s int) {
 // blockMins returns, by block of sizeBlock closed stretches, the smallest
 // size in it.
 func (m *Memory) blockMins() []int32 {
+	m.sizeBlocks()
+	return m.mins
+}
+
+// blockMaxs returns, by block of sizeBlock closed stretches, the largest
+// size in it.
+func (m *Memory) blockMaxs() []int32 {
+	m.sizeBlocks()
+	return m.maxs
+}
+
+func (m *Memory) sizeBlocks() {
 	closed := max(0, len(m.str)-1)
 	nb := (closed + sizeBlock - 1) / sizeBlock
 	if m.minsOK > nb {
 		m.minsOK = nb
 	}
-	m.mins = m.mins[:m.minsOK]
+	m.mins, m.maxs = m.mins[:m.minsOK], m.maxs[:m.minsOK]
 	for b := m.minsOK; b < nb; b++ {
-		lo := int32(math.MaxInt32)
+		lo, hi := int32(math.MaxInt32), int32(0)
 		for s := b * sizeBlock; s < min((b+1)*sizeBlock, closed); s++ {
-			lo = min(lo, int32(min(m.str[s].size, math.MaxInt32)))
+			size := int32(min(m.str[s].size, math.MaxInt32))
+			lo, hi = min(lo, size), max(hi, size)
 		}
-		m.mins = append(m.mins, lo)
+		m.mins, m.maxs = append(m.mins, lo), append(m.maxs, hi)
 	}
 	m.minsOK = nb
-	return m.mins
 }
 
 // bestSpread is best for the scores a fill ranks by, which add to a
 // stretch's own score a share (neighbour) of its better neighbour's in the
-// same sitting. A stretch scores at most (1+neighbour) times the larger of
-// its own score and its neighbours'. So it takes the 2k best closed
-// stretches by own score, adds the open stretch and the neighbours of them
-// all, and scores those in full; the k-th best of them, θ, is within reach.
-// If θ beats (1+neighbour) times the last own score taken, nothing left out
-// can reach it. Otherwise every stretch whose own score is at least
-// θ/(1+neighbour) is taken (a search with its threshold known from the
-// start), with the neighbours, and the k best of those are the k best.
+// same sitting, so a stretch scores less than θ when its own score and its
+// neighbours' are all below θ/(1+neighbour). Let θ be the (k+e)-th best own
+// score among all closed stretches, e the closed stretches a fill may not
+// take (at or past lim, or larger than room): at least k of those k+e can
+// be taken, and each scores at least its own, so the k-th best full score
+// is at least θ. One search (best with reach 1+neighbour) finds every closed
+// stretch whose own score is at least θ/(1+neighbour); with the open
+// stretch and the neighbours of them all, those are scored in full, and
+// no stretch left out can reach the k best of them.
 func (m *Memory) bestSpread(rk *ranking, lim, room, k int, out []hit) ([]hit, bool) {
 	n := len(m.str)
-	top, complete := m.best(rk.q, n-1, math.MaxInt, 2*k, 0, out[:0])
-	tau := 0.0
-	if len(top) > 0 {
-		tau = top[len(top)-1].v
-	}
-	out = m.spreadAround(rk, top, lim, room)
-	if complete {
+	e := max(0, n-1-lim) + m.oversized(lim, room)
+	around, complete := m.best(rk.q, n-1, math.MaxInt, k+e, 1+neighbour, out[:0])
+	out = m.spreadAround(rk, around, lim, room)
+	if complete || len(out) < k {
+		// Every stretch with a positive own score, and so every one with a
+		// positive full score, was among them.
+		if !complete {
+			return m.bestAll(rk, lim, room, k, out)
+		}
 		if len(out) > k {
 			return out[:k], false
 		}
 		return out, true
 	}
-	if len(out) < k {
-		return m.bestAll(rk, lim, room, k, out)
-	}
-	theta := out[k-1].v
-	if theta > (1+neighbour)*tau*(1+boundSlack) {
-		return out[:k], false
-	}
-	floor := theta / ((1 + neighbour) * (1 + boundSlack))
-	top, _ = m.best(rk.q, n-1, math.MaxInt, 0, floor, out[:0])
-	out = m.spreadAround(rk, top, lim, room)
 	return out[:k], false
+}
+
+// oversized counts the closed stretches among [0, lim) larger than room.
+func (m *Memory) oversized(lim, room int) int {
+	maxs := m.blockMaxs()
+	count := 0
+	for b, hi := range maxs {
+		if int(hi) <= room {
+			continue
+		}
+		for s := b * sizeBlock; s < min((b+1)*sizeBlock, lim); s++ {
+			if m.str[s].size > room {
+				count++
+			}
+		}
+	}
+	return count
 }
 
 // spreadAround scores in full the given stretches, the open one and the
@@ -777,9 +800,9 @@ func (m *Memory) scoreAll(q *query) {
 
 // best returns the k best closed stretches among [0, lim) whose size is at
 // most room and whose own score is positive, best first in choose's order,
-// and whether they are all such stretches there are. With k = 0 it returns
-// every such stretch whose own score is at least floor (and maybe some just
-// below).
+// and whether they are all such stretches there are. With reach r > 1 it
+// returns, untruncated, every such stretch whose own score is at least the
+// k-th best's divided by r (and maybe some just below).
 //
 // It is exact but does not score every posting (max-score pruning). Query
 // terms are taken in order of the most each can add to a text. While a
@@ -790,12 +813,12 @@ func (m *Memory) scoreAll(q *query) {
 // rest could add falls short. The sums of this pass decide only what is
 // pruned; the texts that make the cut are scored again term by term in
 // query order, so scores and ties are those of a pass over every posting.
-func (m *Memory) best(q *query, lim, room, k int, floor float64, out []hit) ([]hit, bool) {
+func (m *Memory) best(q *query, lim, room, k int, reach float64, out []hit) ([]hit, bool) {
 	ix := q.ix
 	out = out[:0]
 	touched := ix.touched[:0]
 	eligible := 0
-	theta, top := floor, 0.0
+	theta, top := 0.0, 0.0
 	j := 0
 	for ; j < len(q.byUB); j++ {
 		if eligible >= k && q.rest[j]*(1+boundSlack) < theta {
@@ -820,8 +843,8 @@ func (m *Memory) best(q *query, lim, room, k int, floor float64, out []hit) ([]h
 			ix.acc[p.slot] = a
 			top = max(top, a)
 		}
-		if k > 0 && eligible >= k && q.rest[j+1]*(1+boundSlack) < top {
-			theta = kthAcc(ix.acc, touched, k)
+		if eligible >= k && q.rest[j+1]*(1+boundSlack)*reach < top {
+			theta = kthAcc(ix.acc, touched, k) / reach
 		}
 	}
 	cand := ix.cands[:0]
@@ -833,13 +856,11 @@ func (m *Memory) best(q *query, lim, room, k int, floor float64, out []hit) ([]h
 	}
 	if pruned {
 		cand = ix.ascending(cand)
-		cand = m.finishSums(q, cand, j, k, theta)
+		cand = m.finishSums(q, cand, j, k, theta, reach)
 	}
-	all := !pruned && (k == 0 || len(cand) <= k)
-	if !all || k == 0 {
-		if k > 0 {
-			theta = kthAcc(ix.acc, cand, k)
-		}
+	all := !pruned && len(cand) <= k
+	if !all {
+		theta = kthAcc(ix.acc, cand, k) / reach
 		kept := cand[:0]
 		for _, s := range cand {
 			if ix.acc[s]*(1+boundSlack) >= theta {
@@ -866,18 +887,21 @@ func (m *Memory) best(q *query, lim, room, k int, floor float64, out []hit) ([]h
 	}
 	ix.cands = cand[:0]
 	sortHits(out)
-	if k > 0 && len(out) > k {
-		out, all = out[:k], false
+	if len(out) > k {
+		all = false
+		if reach == 1 {
+			out = out[:k]
+		}
 	}
 	return out, all
 }
 
 // finishSums completes the sums of the candidates (ascending slots) over
 // the terms from byUB[j] on, each candidate looking the terms up best
-// first until its sum plus what the rest could add cannot reach the k-th
-// best complete sum. It returns the candidates whose sums are complete;
-// the others have a partial sum that is out of the running.
-func (m *Memory) finishSums(q *query, cand []int32, j, k int, theta float64) []int32 {
+// first until its sum plus what the rest could add cannot reach theta,
+// which rises to the k-th best complete sum over reach. It returns the
+// candidates whose sums are complete; the others are out of the running.
+func (m *Memory) finishSums(q *query, cand []int32, j, k int, theta, reach float64) []int32 {
 	ix := q.ix
 	terms := len(q.byUB) - j
 	if cap(ix.cursor) < terms {
@@ -912,9 +936,6 @@ func (m *Memory) finishSums(q *query, cand []int32, j, k int, theta float64) []i
 			continue
 		}
 		done = append(done, s)
-		if k == 0 {
-			continue
-		}
 		if len(heap) < k {
 			heap = append(heap, a)
 			siftUpF(heap, len(heap)-1)
@@ -923,7 +944,7 @@ func (m *Memory) finishSums(q *query, cand []int32, j, k int, theta float64) []i
 			siftDownF(heap, 0)
 		}
 		if len(heap) == k {
-			theta = max(theta, heap[0])
+			theta = max(theta, heap[0]/reach)
 		}
 	}
 	return done

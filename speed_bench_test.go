@@ -218,6 +218,29 @@ func BenchmarkScore(b *testing.B) {
 	}
 }
 
+// BenchmarkSearch is the pruned search a keep check runs on a
+// 100,000-turn memory: the 3 best stretches for a live turn, by full
+// score (own plus the neighbour share). Its scratch is reused, so it must
+// not allocate either.
+func BenchmarkSearch(b *testing.B) {
+	m := restore(b, snapshot(b, 100_000))
+	var queries []string
+	for _, t := range chat(1, 100_008)[100_000:] {
+		queries = append(queries, t.Text)
+	}
+	buf := make([]hit, 0, 64)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		rk, err := m.rank(ctx, queries[i%len(queries)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf, _ = m.bestSpread(rk, len(m.str)-2, 16000, judged, buf[:0])
+	}
+}
+
 // BenchmarkLoCoMo runs on the LoCoMo dev conversations when the file is
 // beside the repository: "replay" appends each turn in order and composes
 // with each user turn (the benchmark program's live replay, one call per

@@ -237,7 +237,7 @@ func TestBestIsTopK(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, query := range rankQueries(m, 3) {
 				testBest(t, m, query, exhaustiveOwn(m, query), func(lim, room, k int) ([]hit, bool) {
-					return m.best(m.ix.prepare(query), lim, room, k, 0, nil)
+					return m.best(m.ix.prepare(query), lim, room, k, 1, nil)
 				})
 				testBest(t, m, query, exhaustive(m, query), func(lim, room, k int) ([]hit, bool) {
 					rk, err := m.rank(context.Background(), query)
