@@ -164,8 +164,8 @@ func TestTermsLowercasesDropsStopWordsAndSplitsUnspacedScripts(t *testing.T) {
 		want []string
 	}{
 		{"The Movers ARRIVED on Tuesday", []string{"mov", "arriv", "tuesday"}},
-		{"Caroline's dog", Terms("Caroline dog")},
-		{"Caroline’s dog", Terms("Caroline dog")},
+		{"Ada's dog", Terms("Ada dog")},
+		{"Ada’s dog", Terms("Ada dog")},
 		{"I don't know, we didn’t go", []string{"know", "go"}},
 		{"a 5 b x 2031", []string{"5", "2031"}},
 		{"東京に行く", []string{"東", "京", "に", "行", "く"}},

@@ -78,8 +78,8 @@ func (tk *tokenizer) each(text string, fn func(term []byte)) {
 
 // apostrophe handles an apostrophe inside a word, with rest starting just
 // after it, and returns how many bytes of text it consumed including the
-// apostrophe itself. A possessive "'s" is dropped ("Caroline's" is about
-// Caroline); elsewhere the apostrophe is skipped so "don't" becomes "dont",
+// apostrophe itself. A possessive "'s" is dropped ("Ada's" is about
+// Ada); elsewhere the apostrophe is skipped so "don't" becomes "dont",
 // which the stop list knows.
 func (tk *tokenizer) apostrophe(text string, rest int) int {
 	if rest < len(text) && (text[rest] == 's' || text[rest] == 'S') &&
