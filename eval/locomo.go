@@ -192,7 +192,7 @@ func parseSample(raw json.RawMessage, ds *dataset, where *string) (*conversation
 				return nil, err
 			}
 			if k, dup := byID[t.DiaID]; dup {
-				return nil, fmt.Errorf("%s: dia_id %q was already used by turn %s", path, t.DiaID, conv.Turns[k].DiaID)
+				return nil, fmt.Errorf("%s: turn id %q was already used by turn %s", path, t.DiaID, conv.Turns[k].DiaID)
 			}
 			t.Session, t.When = n, when
 			t.Annotated = byheart.Annotate(t.Text, when)
@@ -225,6 +225,25 @@ func parseSample(raw json.RawMessage, ds *dataset, where *string) (*conversation
 	return conv, nil
 }
 
+// Turn ids: LoCoMo names the field locomoTurnID; the project's own files
+// (testdata/synthetic.json, the tests' fixtures) name it ownTurnID, so that
+// nothing in the repository reads as LoCoMo's data.
+const (
+	locomoTurnID = "dia_id"
+	ownTurnID    = "id"
+)
+
+// turnID reads a turn's id under either name.
+func turnID(obj map[string]json.RawMessage, path string) (string, error) {
+	if _, ok := obj[locomoTurnID]; ok {
+		return text(obj, locomoTurnID, path, true)
+	}
+	if _, ok := obj[ownTurnID]; ok {
+		return text(obj, ownTurnID, path, true)
+	}
+	return text(obj, locomoTurnID, path, true)
+}
+
 func parseTurn(raw json.RawMessage, path string, roles map[string]byheart.Role) (turn, error) {
 	obj, err := object(raw, path)
 	if err != nil {
@@ -234,7 +253,7 @@ func parseTurn(raw json.RawMessage, path string, roles map[string]byheart.Role) 
 	if t.Speaker, err = text(obj, "speaker", path, true); err != nil {
 		return turn{}, err
 	}
-	if t.DiaID, err = text(obj, "dia_id", path, true); err != nil {
+	if t.DiaID, err = turnID(obj, path); err != nil {
 		return turn{}, err
 	}
 	if t.Text, err = text(obj, "text", path, true); err != nil {
@@ -289,7 +308,7 @@ func parseQuestion(raw json.RawMessage, path, convID string, byID map[string]int
 	var ids []string
 	if rawEv, ok := obj["evidence"]; ok {
 		if err := json.Unmarshal(rawEv, &ids); err != nil {
-			return question{}, fmt.Errorf("%s.evidence: want a list of dia_id strings, found %s", path, jsonKind(rawEv))
+			return question{}, fmt.Errorf("%s.evidence: want a list of turn id strings, found %s", path, jsonKind(rawEv))
 		}
 	}
 	seen := map[int]bool{}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// tinyFile is a two-sample file in the locomo10.json shape with the quirks
+// tinyFile is a two-sample file in the locomo10.json shape, with turn ids
+// under the project's own field name (locomoFile renames them), and the quirks
 // the published data has: a packed evidence entry, an id that names no turn,
 // a bare-number answer, an adversarial answer, a photo caption, sessions out
 // of order and fields the loader does not know.
@@ -24,13 +26,13 @@ const tinyFile = `[
       "speaker_b": "Bo",
       "session_2_date_time": "9:05 am on 10 June, 2023",
       "session_2": [
-        {"speaker": "Bo", "dia_id": "D2:1", "text": "I moved house last month."},
-        {"speaker": "Ana", "dia_id": "D2:2", "text": "Look at this!", "blip_caption": "a photo of a red kite", "img_url": ["x"]}
+        {"speaker": "Bo", "id": "D2:1", "text": "I moved house last month."},
+        {"speaker": "Ana", "id": "D2:2", "text": "Look at this!", "blip_caption": "a photo of a red kite", "img_url": ["x"]}
       ],
       "session_1_date_time": "1:56 pm on 8 May, 2023",
       "session_1": [
-        {"speaker": "Ana", "dia_id": "D1:1", "text": "I ran a race last Saturday."},
-        {"speaker": "Bo", "dia_id": "D1:2", "text": "Well done!"}
+        {"speaker": "Ana", "id": "D1:1", "text": "I ran a race last Saturday."},
+        {"speaker": "Bo", "id": "D1:2", "text": "Well done!"}
       ],
       "session_3": []
     },
@@ -47,13 +49,22 @@ const tinyFile = `[
       "speaker_a": "Cy",
       "speaker_b": "Di",
       "session_1_date_time": "8:00 pm on 1 January, 2022",
-      "session_1": [{"speaker": "Di", "dia_id": "D1:1", "text": "Happy new year!"}]
+      "session_1": [{"speaker": "Di", "id": "D1:1", "text": "Happy new year!"}]
     }
   }
 ]`
 
 func TestParseLoCoMoReadsThePublishedShape(t *testing.T) {
-	ds, err := parseLoCoMo([]byte(tinyFile))
+	for name, file := range map[string]string{
+		"LoCoMo's turn ids":     strings.ReplaceAll(tinyFile, `"id":`, strconv.Quote(locomoTurnID)+":"),
+		"the project's own ids": tinyFile,
+	} {
+		t.Run(name, func(t *testing.T) { checkTinyFile(t, file) })
+	}
+}
+
+func checkTinyFile(t *testing.T, file string) {
+	ds, err := parseLoCoMo([]byte(file))
 	require.NoError(t, err)
 	require.Len(t, ds.Convs, 2)
 
@@ -85,7 +96,7 @@ func TestParseLoCoMoNamesWhatIsWrongAndWhere(t *testing.T) {
 		return `[{"sample_id": "bad-1", "conversation": {` + conv + `}, "qa": [` + qa + `]}]`
 	}
 	okConv := `"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023",
-	  "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]`
+	  "session_1": [{"speaker": "A", "id": "D1:1", "text": "hi"}]`
 	cases := []struct {
 		name, file string
 		want       []string
@@ -99,24 +110,24 @@ func TestParseLoCoMoNamesWhatIsWrongAndWhere(t *testing.T) {
 		{"no conversation", `[{"sample_id": "bad-1"}]`, []string{`sample 0 "bad-1"`, `missing "conversation"`}},
 		{"no speaker_b", sample(`"speaker_a": "A"`, ``), []string{`sample 0 "bad-1"`, `conversation: missing "speaker_b"`}},
 		{"same speakers", sample(`"speaker_a": "A", "speaker_b": "A"`, ``), []string{"both \"A\""}},
-		{"session without time", sample(`"speaker_a": "A", "speaker_b": "B", "session_4": [{"speaker": "A", "dia_id": "D4:1", "text": "hi"}]`, ``),
+		{"session without time", sample(`"speaker_a": "A", "speaker_b": "B", "session_4": [{"speaker": "A", "id": "D4:1", "text": "hi"}]`, ``),
 			[]string{`conversation: missing "session_4_date_time"`, "session 4 has turns"}},
-		{"unreadable time", sample(`"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "teatime", "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}]`, ``),
+		{"unreadable time", sample(`"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "teatime", "session_1": [{"speaker": "A", "id": "D1:1", "text": "hi"}]`, ``),
 			[]string{`sample 0 "bad-1"`, "conversation.session_1_date_time", `cannot read "teatime"`}},
 		{"session not a list", sample(`"speaker_a": "A", "speaker_b": "B", "session_1": "hi"`, ``), []string{"conversation.session_1: want a list of turns, found a string"}},
-		{"stranger speaks", sample(`"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "C", "dia_id": "D1:1", "text": "hi"}]`, ``),
+		{"stranger speaks", sample(`"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "C", "id": "D1:1", "text": "hi"}]`, ``),
 			[]string{"conversation.session_1[0].speaker", `"C" is neither`, `"A", "B"`}},
-		{"turn without text", sample(`"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "dia_id": "D1:1"}]`, ``),
+		{"turn without text", sample(`"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "id": "D1:1"}]`, ``),
 			[]string{`conversation.session_1[0]: missing "text"`}},
-		{"text not a string", sample(`"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": ["hi"]}]`, ``),
+		{"text not a string", sample(`"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "id": "D1:1", "text": ["hi"]}]`, ``),
 			[]string{"conversation.session_1[0].text: want a string, found a list"}},
-		{"duplicate dia_id", sample(`"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "hi"}, {"speaker": "B", "dia_id": "D1:1", "text": "yo"}]`, ``),
-			[]string{"conversation.session_1[1]", `dia_id "D1:1" was already used`}},
+		{"duplicate turn id", sample(`"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "id": "D1:1", "text": "hi"}, {"speaker": "B", "id": "D1:1", "text": "yo"}]`, ``),
+			[]string{"conversation.session_1[1]", `turn id "D1:1" was already used`}},
 		{"no turns at all", sample(`"speaker_a": "A", "speaker_b": "B"`, ``), []string{"no session_N holds any turns"}},
 		{"bad category", sample(okConv, `{"question": "q", "answer": "a", "evidence": ["D1:1"], "category": "two"}`), []string{`sample 0 "bad-1"`, `qa[0].category: want a number from 1 to 5, found "two"`}},
 		{"category out of range", sample(okConv, `{"question": "q", "answer": "a", "evidence": ["D1:1"], "category": 7}`), []string{"qa[0].category", "found 7"}},
 		{"no question", sample(okConv, `{"answer": "a", "evidence": ["D1:1"], "category": 1}`), []string{`qa[0]: missing "question"`}},
-		{"evidence not a list", sample(okConv, `{"question": "q", "answer": "a", "evidence": "D1:1", "category": 1}`), []string{"qa[0].evidence: want a list of dia_id strings"}},
+		{"evidence not a list", sample(okConv, `{"question": "q", "answer": "a", "evidence": "D1:1", "category": 1}`), []string{"qa[0].evidence: want a list of turn id strings"}},
 		{"qa not a list", `[{"sample_id": "bad-1", "conversation": {` + okConv + `}, "qa": {}}]`, []string{"qa: want a list of questions, found an object"}},
 		{"duplicate sample", `[{"sample_id": "x", "conversation": {` + okConv + `}}, {"sample_id": "x", "conversation": {` + okConv + `}}]`, []string{`sample 1 "x"`, "already used by sample 0"}},
 	}

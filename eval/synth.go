@@ -317,7 +317,7 @@ func encodeSynth(convs []*synthConv) []byte {
 			fmt.Fprintf(&b, ",\n      \"session_%d_date_time\": %s,\n      \"session_%d\": [\n", si+1, quote(stamp), si+1)
 			for ti, t := range s.turns {
 				speaker := c.speakers[(s.starter+ti)%2]
-				fmt.Fprintf(&b, "        {\"speaker\": %s, \"dia_id\": %s, \"text\": %s", quote(speaker), quote(diaID(ref{si, ti})), quote(t.text))
+				fmt.Fprintf(&b, "        {\"speaker\": %s, \"id\": %s, \"text\": %s", quote(speaker), quote(diaID(ref{si, ti})), quote(t.text))
 				if t.caption != "" {
 					fmt.Fprintf(&b, ", \"blip_caption\": %s", quote(t.caption))
 				}
