@@ -290,9 +290,9 @@ func (m *Memory) keep(rk *ranking, budget int) *kept {
 		return nil
 	}
 	cut := m.cut()
-	_, picked := m.choose(rk, cut, m.capacity(budget, cut, 0), judged)
-	have, ok := m.strength(rk, sel)
-	if !ok || have < (1-m.opt.Stability)*m.freshStrength(rk, picked) {
+	_, picked := rk.choose(cut, m.capacity(budget, cut, 0), m.tune.judged)
+	have, ok := rk.strength(sel)
+	if !ok || have < (1-m.opt.Stability)*rk.freshStrength(picked) {
 		return nil
 	}
 	return sel
@@ -303,7 +303,7 @@ func (m *Memory) keep(rk *ranking, budget int) *kept {
 func (m *Memory) cut() int {
 	n := len(m.turns)
 	cut, size := n, 0
-	for cut > 0 && n-cut < lastTurns {
+	for cut > 0 && n-cut < m.tune.lastTurns {
 		next := size + m.nativeCost(cut-1)
 		if next > m.opt.Budget && cut < n {
 			break
@@ -319,7 +319,7 @@ func (m *Memory) cut() int {
 func (m *Memory) capacity(budget, cut, reserve int) int {
 	fill := budget
 	if m.opt.Stability >= 0 {
-		fill = int(float64(budget) * (1 - headroom))
+		fill = int(float64(budget) * (1 - m.tune.headroom))
 	}
 	return fill - m.tailCost(cut) - reserve - memoryFraming
 }
@@ -336,7 +336,7 @@ func (m *Memory) tailCost(t int) int {
 // rebuild makes a fresh selection for the ranking and keeps it.
 func (m *Memory) rebuild(rk *ranking, budget, reserve int) {
 	cut := m.cut()
-	keys, _ := m.choose(rk, cut, m.capacity(budget, cut, reserve), 0)
+	keys, _ := rk.choose(cut, m.capacity(budget, cut, reserve), 0)
 	sel := &kept{keys: keys, ends: make([]int, len(keys)), upto: cut}
 	for i, k := range keys {
 		sel.ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)

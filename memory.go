@@ -143,14 +143,63 @@ const (
 	DefaultStability = 0.45
 )
 
-// boundariesTimeout bounds how long Append waits for the Boundaries hook. A
-// variable only so tests can shorten it; it is never changed otherwise.
-var boundariesTimeout = 2 * time.Second
+// tuning is every number behind the rules that is a choice rather than a
+// consequence, in one place. Each Memory carries its own copy, so a test can
+// change one Memory's without touching any other's. The values in defaults
+// were chosen by measurement on the LoCoMo dev conversations; the README's
+// measured section gives the figures.
+type tuning struct {
+	// sessionGap is the pause after which a turn starts a new stretch,
+	// whatever the open one's size: talk resumed after a break is a new
+	// subject more often than not.
+	sessionGap time.Duration
+	// boundariesTimeout bounds how long Append waits for the Boundaries hook.
+	boundariesTimeout time.Duration
+	// neighbour is the share of the better adjacent stretch's score a
+	// stretch borrows when both belong to one sitting: a subject runs on
+	// across the size-made boundary between two stretches, so the talk
+	// beside a strong match is likelier to hold what the query needs.
+	neighbour float64
+	// headroom is the share of the budget a sticky rebuild leaves free, so
+	// the turns that follow can join the context for a while before the
+	// budget forces the next rebuild.
+	headroom float64
+	// lastTurns is how many of the newest turns follow a rebuilt memory
+	// block as native messages: the last exchange, so the dialogue keeps
+	// its thread.
+	lastTurns int
+	// judged is how many of a selection's best stretches decide whether it
+	// still serves: a model needs the few stretches that hold the answer,
+	// so the many weak matches a speaker's name brings must not prop up a
+	// stale one. At most maxJudged.
+	judged int
+	// smallQuery is the most postings a query may have for a fill to score
+	// them all at once rather than search: below it a pass over every
+	// posting costs less than the bookkeeping of pruning.
+	smallQuery int
+	// firstK is the size of the first pruned search: enough to cover a fill
+	// of the budget in stretches of the default size with room to pass over
+	// some. maxK is the deepest pruned search; past it a fill scores every
+	// posting.
+	firstK, maxK int
+}
 
-// sessionGap is the pause after which a turn starts a new stretch. On the
-// LoCoMo dev conversations, closing stretches at sitting boundaries as well
-// as by size raised evidence recall at 20,000 characters by about two points.
-const sessionGap = time.Hour
+// defaults is the tuning every Memory starts with.
+var defaults = tuning{
+	sessionGap:        time.Hour,
+	boundariesTimeout: 2 * time.Second,
+	neighbour:         0.2,
+	headroom:          0.2,
+	lastTurns:         2,
+	judged:            3,
+	smallQuery:        4096,
+	firstK:            48,
+	maxK:              4096,
+}
+
+// maxJudged bounds tuning.judged, so the strength of a selection is summed
+// without allocating.
+const maxJudged = 8
 
 // Options configures a Memory. The zero value is the recommended setup: a
 // 20,000-character budget, 800-character stretches and a sticky selection.
@@ -257,6 +306,7 @@ type stretch struct {
 type Memory struct {
 	mu         sync.Mutex
 	opt        Options
+	tune       tuning
 	turns      []turn
 	str        []stretch
 	open       int // characters of the open stretch, for the chunk counter
@@ -276,7 +326,7 @@ type Memory struct {
 
 // New returns an empty Memory configured by opts.
 func New(opts Options) *Memory {
-	return &Memory{opt: opts.normalized(), ix: newIndex()}
+	return &Memory{opt: opts.normalized(), tune: defaults, ix: newIndex()}
 }
 
 // Len returns the number of turns appended so far.
@@ -363,7 +413,7 @@ func (m *Memory) pause(when time.Time) bool {
 	if n == 0 || when.IsZero() || m.turns[n-1].Time.IsZero() {
 		return false
 	}
-	return when.Sub(m.turns[n-1].Time) >= sessionGap
+	return when.Sub(m.turns[n-1].Time) >= m.tune.sessionGap
 }
 
 func checkTurn(role Role, text string) error {
@@ -402,11 +452,12 @@ func (m *Memory) askBoundaries() ([]int, error) {
 	for i := range tail {
 		tail[i] = m.turns[start+i].Turn
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), boundariesTimeout)
+	timeout := m.tune.boundariesTimeout
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	points, err := guarded(ctx, func() ([]int, error) { return hook(tail), nil })
 	if errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("%w: no answer within %v", ErrBoundaries, boundariesTimeout)
+		return nil, fmt.Errorf("%w: no answer within %v", ErrBoundaries, timeout)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBoundaries, err)

@@ -237,7 +237,7 @@ func BenchmarkSearch(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		buf, _ = m.bestSpread(rk, len(m.str)-2, 16000, judged, buf[:0])
+		buf, _ = rk.bestSpread(len(m.str)-2, 16000, m.tune.judged, buf[:0])
 	}
 }
 
