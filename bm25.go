@@ -685,7 +685,6 @@ type hit struct {
 // before orders hits best first, newer first on ties.
 func (a hit) before(b hit) bool { return a.v > b.v || a.v == b.v && a.s > b.s }
 
-
 func siftDown(h []hit, i int) {
 	for {
 		best, l, r := i, 2*i+1, 2*i+2
@@ -703,7 +702,6 @@ func siftDown(h []hit, i int) {
 	}
 }
 
-
 func sortHits(h []hit) {
 	slices.SortFunc(h, func(a, b hit) int {
 		if a.before(b) {
@@ -715,7 +713,6 @@ func sortHits(h []hit) {
 		return 0
 	})
 }
-
 
 // scoreAll caches every closed slot's score for the query, from one pass
 // over every posting of its terms.
@@ -734,7 +731,6 @@ func (ix *index) scoreAll(q *query) {
 	}
 	ix.touched = touched[:0]
 }
-
 
 // best returns the k best stretches that hold a closed text, are eligible
 // and score above zero, best first (newer first on ties), and whether they
@@ -833,7 +829,6 @@ func (ix *index) best(q *query, k int, reach float64, eligible func(stretch int3
 	return out, all
 }
 
-
 // finishSums completes the sums of the candidates (ascending slots) over
 // the terms from byUB[j] on, each candidate looking the terms up best
 // first until its sum plus what the rest could add cannot reach theta,
@@ -915,7 +910,6 @@ func siftDownF(h []float64, i int) {
 	}
 }
 
-
 // held reports whether closed slot s is held by an eligible stretch.
 func (ix *index) held(s int32, eligible func(stretch int32) bool) bool {
 	if u := ix.owner[s]; u >= 0 {
@@ -928,7 +922,6 @@ func (ix *index) held(s int32, eligible func(stretch int32) bool) bool {
 	}
 	return false
 }
-
 
 // kthAcc returns the k-th largest positive partial sum among the slots, or
 // 0 if there are fewer than k.
