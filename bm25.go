@@ -442,6 +442,29 @@ func (ix *index) scoreDoc(c corpus, q []qterm, doc []string) float64 {
 	return s
 }
 
+// weigh scores extra documents (outside material, given as their terms)
+// for the query under one corpus table that counts them among the
+// stretches, and returns their scores with the best stretch's, the open
+// one's included when it has turns.
+func (ix *index) weigh(query string, extra [][]string, withOpen bool) ([]float64, float64) {
+	c := ix.corpus(extra)
+	q := ix.queryTerms(query, true)
+	scores := make([]float64, len(ix.slots))
+	open, touched := ix.score(c, q, scores, nil)
+	best := 0.0
+	if withOpen {
+		best = open
+	}
+	for _, s := range touched {
+		best = max(best, scores[s])
+	}
+	out := make([]float64, len(extra))
+	for i, doc := range extra {
+		out[i] = ix.scoreDoc(c, q, doc)
+	}
+	return out, best
+}
+
 // closeOpen moves the open stretch into the postings as a closed text with
 // the given content key, without encoding it again, and returns its slot.
 func (ix *index) closeOpen(k docKey, user int32) int32 {

@@ -90,17 +90,56 @@ func (rk *ranking) own(s int) float64 {
 	}
 }
 
-// rank prepares the query's ranking of the stretches. The built-in BM25
-// scores a stretch only when asked (see choose): a composition needs the
-// few best stretches and the scores of the ones it shows, not a score for
-// every stretch of the conversation.
-func (m *Memory) rank(ctx context.Context, query string) (*ranking, error) {
+// weighing is how outside items compare with the conversation for a
+// query: each item's score, and the best stretch's on the same scale.
+type weighing struct {
+	scores []float64
+	best   float64
+	err    error // why the items could not be weighed; wraps ErrExternal
+}
+
+// rank scores the stretches for the query when the history is over the
+// budget, and weighs the outside items against them: one Retriever call for
+// both when there is a Retriever, the built-in BM25 otherwise. The built-in
+// ranking scores a stretch only when asked (see choose): a composition
+// needs the few best stretches and the scores of the ones it shows, not a
+// score for every stretch of the conversation. The ranking is nil when the
+// whole history fits.
+func (m *Memory) rank(ctx context.Context, query string, items []Item) (*ranking, weighing, error) {
+	over := m.total > m.opt.Budget
 	if m.opt.Retriever != nil {
-		return m.rankCustom(ctx, query)
+		if !over && len(items) == 0 {
+			return nil, weighing{}, nil
+		}
+		return m.rankCustom(ctx, query, items, over)
 	}
+	var rk *ranking
+	if over {
+		rk = m.rankBM25(query)
+	}
+	var w weighing
+	if len(items) > 0 {
+		w = m.weighBM25(query, items)
+	}
+	return rk, w, nil
+}
+
+// rankBM25 prepares the built-in ranking of the stretches for the query.
+func (m *Memory) rankBM25(query string) *ranking {
 	q := m.ix.prepare(query)
 	m.rk = ranking{m: m, q: q, open: q.open}
-	return &m.rk, nil
+	return &m.rk
+}
+
+// weighBM25 scores the items and the conversation's stretches with one idf
+// table, the items counted among the documents.
+func (m *Memory) weighBM25(query string, items []Item) weighing {
+	extra := make([][]string, len(items))
+	for i, it := range items {
+		extra[i] = Terms(it.Text)
+	}
+	scores, best := m.ix.weigh(query, extra, len(m.str) > 0)
+	return weighing{scores: scores, best: best}
 }
 
 // documents returns the stretch texts as a Retriever sees them, building
@@ -139,25 +178,61 @@ func (m *Memory) joined(a, b int) string {
 	return string(buf)
 }
 
-func (m *Memory) rankCustom(ctx context.Context, query string) (*ranking, error) {
-	scores, err := callRetriever(ctx, m.opt.Retriever, query, m.documents())
-	if err != nil {
-		return nil, err
+// rankCustom asks the Retriever once for the stretches' scores and the
+// items', passed after the stretches, so one scale weighs both. If that
+// call fails while there are items, they are given up: below the budget
+// nothing else needed ranking, and above it the stretches are asked for
+// again alone, so material the Retriever cannot handle never costs the
+// conversation its context.
+func (m *Memory) rankCustom(ctx context.Context, query string, items []Item, over bool) (*ranking, weighing, error) {
+	docs := m.documents()
+	n := len(docs)
+	for i, it := range items {
+		docs = append(docs, Document{ID: uint64(i), Text: it.Text})
 	}
-	if len(scores) != len(m.str) {
-		return nil, fmt.Errorf("%w: %d scores for %d documents", ErrRetriever, len(scores), len(m.str))
-	}
-	rk := &ranking{m: m, custom: scores}
-	for s, v := range scores {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: score %v for document %d", ErrRetriever, v, s)
+	scores, err := m.retrieve(ctx, query, docs)
+	var w weighing
+	switch {
+	case err != nil && len(items) > 0:
+		w.err = fmt.Errorf("%w: outside material could not be weighed: %w", ErrExternal, err)
+		if over {
+			scores, err = m.retrieve(ctx, query, docs[:n])
 		}
+	case len(items) > 0:
+		w.scores = scores[n:]
+		for _, v := range scores[:n] {
+			w.best = max(w.best, v)
+		}
+	}
+	if !over {
+		return nil, w, nil
+	}
+	if err != nil {
+		return nil, weighing{}, err
+	}
+	rk := &ranking{m: m, custom: scores[:n]}
+	for s, v := range rk.custom {
 		if v > 0 {
 			rk.hits = append(rk.hits, hit{s, v})
 		}
 	}
 	rk.spread()
-	return rk, nil
+	return rk, w, nil
+}
+
+// retrieve asks the Retriever to score docs, checking that it answered with
+// one finite score each.
+func (m *Memory) retrieve(ctx context.Context, query string, docs []Document) ([]float64, error) {
+	scores, err := callRetriever(ctx, m.opt.Retriever, query, docs)
+	if err == nil && len(scores) != len(docs) {
+		err = fmt.Errorf("%w: %d scores for %d documents", ErrRetriever, len(scores), len(docs))
+	}
+	for i := 0; err == nil && i < len(scores); i++ {
+		if math.IsNaN(scores[i]) || math.IsInf(scores[i], 0) {
+			err = fmt.Errorf("%w: score %v for document %d", ErrRetriever, scores[i], i)
+		}
+	}
+	return scores, err
 }
 
 // callRetriever runs the Retriever so that a panic or a call that outlives
@@ -719,4 +794,102 @@ func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
 		return out[:k], false
 	}
 	return out, true
+}
+
+// reselect applies rule 3 for a composition over the budget: the kept
+// selection stays if it still serves, else a fresh one replaces it. It
+// reports whether it rebuilt. reserve is what a rebuild must leave free for
+// outside material.
+func (m *Memory) reselect(rk *ranking, reserve int) bool {
+	if m.keep(rk, m.opt.Budget) != nil {
+		return false
+	}
+	m.rebuild(rk, m.opt.Budget, reserve)
+	return true
+}
+
+// keep returns the kept selection if it still serves: every stretch it names
+// exists, the block and the turns since fit the budget, and its best
+// stretches score at least (1 − Stability) of what a rebuild would bring.
+func (m *Memory) keep(rk *ranking, budget int) *kept {
+	sel := m.sel
+	if sel == nil || m.opt.Stability < 0 || sel.upto > len(m.turns) {
+		return nil
+	}
+	if sel.size+m.tailCost(sel.upto) > budget {
+		return nil
+	}
+	cut := m.cut()
+	_, picked := rk.choose(cut, m.capacity(budget, cut, 0), m.tune.judged)
+	have, ok := rk.strength(sel)
+	if !ok || have < (1-m.opt.Stability)*rk.freshStrength(picked) {
+		return nil
+	}
+	return sel
+}
+
+// cut is where a rebuild's native tail starts: the newest turns that fit
+// the budget, at most lastTurns of them, and at least the newest one.
+func (m *Memory) cut() int {
+	n := len(m.turns)
+	cut, size := n, 0
+	for cut > 0 && n-cut < m.tune.lastTurns {
+		next := size + m.nativeCost(cut-1)
+		if next > m.opt.Budget && cut < n {
+			break
+		}
+		cut--
+		size = next
+	}
+	return cut
+}
+
+// capacity is what a rebuild may spend on stretches, given the tail from cut
+// and reserve characters set aside.
+func (m *Memory) capacity(budget, cut, reserve int) int {
+	fill := budget
+	if m.opt.Stability >= 0 {
+		fill = int(float64(budget) * (1 - m.tune.headroom))
+	}
+	return fill - m.tailCost(cut) - reserve - memoryFraming
+}
+
+// tailCost is the characters of turns from t on as native parts.
+func (m *Memory) tailCost(t int) int {
+	n := 0
+	for ; t < len(m.turns); t++ {
+		n += m.nativeCost(t)
+	}
+	return n
+}
+
+// rebuild makes a fresh selection for the ranking and keeps it.
+func (m *Memory) rebuild(rk *ranking, budget, reserve int) {
+	cut := m.cut()
+	keys, _ := rk.choose(cut, m.capacity(budget, cut, reserve), 0)
+	sel := &kept{keys: keys, ends: make([]int, len(keys)), upto: cut}
+	for i, k := range keys {
+		sel.ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
+	}
+	sel.block, sel.size = m.renderBlock(sel.keys, sel.ends)
+	m.sel = sel
+}
+
+// included lists the first turn of each stretch the current selection shows,
+// in the block or natively.
+func (m *Memory) included() []int {
+	var inc []int
+	for i, k := range m.sel.keys {
+		for s := m.stretchOf(k); s < len(m.str) && m.str[s].start < m.sel.ends[i]; s++ {
+			inc = append(inc, m.str[s].start)
+		}
+	}
+	if m.sel.upto < len(m.turns) {
+		for s := m.stretchOf(m.sel.upto); s < len(m.str); s++ {
+			if k := m.str[s].start; len(inc) == 0 || inc[len(inc)-1] != k {
+				inc = append(inc, k)
+			}
+		}
+	}
+	return inc
 }
