@@ -222,7 +222,7 @@ func (l *layout) add(role Role, text string, size int) {
 
 func (m *Memory) compose(ctx context.Context, query string, items []Item) (Result, error) {
 	budget := m.opt.Budget
-	rk, w, err := m.rank(ctx, query, items)
+	rk, w, err := m.ranker.rank(ctx, m, query, items, m.total > budget)
 	if err != nil {
 		return Result{}, err
 	}
@@ -432,8 +432,8 @@ func dateLine(t *turn) string {
 }
 
 // newDay reports whether turn t starts a new day after turn t-1.
-func (m *Memory) newDay(t int) bool {
-	cur, prev := m.turns[t].Time, m.turns[t-1].Time
+func (c *conversation) newDay(t int) bool {
+	cur, prev := c.turns[t].Time, c.turns[t-1].Time
 	if cur.IsZero() {
 		return false
 	}
@@ -446,19 +446,19 @@ func (m *Memory) newDay(t int) bool {
 }
 
 // lineCost is what turn t adds to a stretch starting at a in the block.
-func (m *Memory) lineCost(a, t int) int {
-	n := int(m.turns[t].line)
-	if t == a || m.newDay(t) {
-		n += utf8.RuneCountInString(dateLine(&m.turns[t]))
+func (c *conversation) lineCost(a, t int) int {
+	n := int(c.turns[t].line)
+	if t == a || c.newDay(t) {
+		n += utf8.RuneCountInString(dateLine(&c.turns[t]))
 	}
 	return n
 }
 
 // sizeOf is the characters turns [a, b) take in the block as one stretch.
-func (m *Memory) sizeOf(a, b int) int {
+func (c *conversation) sizeOf(a, b int) int {
 	n := 0
 	for t := a; t < b; t++ {
-		n += m.lineCost(a, t)
+		n += c.lineCost(a, t)
 	}
 	return n
 }

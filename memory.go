@@ -297,6 +297,15 @@ type stretch struct {
 	slot  int32 // index slot of a closed stretch; -1 while open
 }
 
+// conversation is the turns as appended and their grouping into stretches:
+// the state everything else in a Memory is derived from.
+type conversation struct {
+	turns []turn
+	str   []stretch
+	open  int // characters of the open stretch, for the chunk counter
+	total int // characters of all turns as native parts
+}
+
 // Memory is one conversation's memory: the turns verbatim, grouped into
 // stretches, indexed for the query, and the selection currently kept.
 //
@@ -304,29 +313,30 @@ type stretch struct {
 // holds an internal lock for its duration (Compose releases it while an
 // External source is consulted).
 type Memory struct {
-	mu         sync.Mutex
-	opt        Options
-	tune       tuning
-	turns      []turn
-	str        []stretch
-	open       int // characters of the open stretch, for the chunk counter
-	total      int // characters of all turns as native parts
-	ix         *index
-	sel        *kept
-	scores     []float64 // scratch for a scoring pass, by index slot
-	heap       []hit     // scratch for ordering hits
-	mark       []bool    // scratch for spreading scores, by stretch
-	texts      []string  // stretch texts for a Retriever, by stretch; "" until built
-	mins       []int32   // smallest closed stretch size by block; see blockMins
-	maxs       []int32   // largest closed stretch size by block
-	minsOK     int       // leading entries of mins that are up to date
-	spreadCand []int     // scratch for bestSpread
-	rk         ranking   // the built-in ranking of the current query
+	mu           sync.Mutex
+	opt          Options
+	tune         tuning
+	ranker       ranker     // the Retriever or the built-in BM25, chosen once
+	conversation            // the turns and their stretches
+	ix           *index     // derived: the closed stretches' terms, and the open one's
+	sizes        sizeRanges // derived: stretch sizes by block
+	texts        []string   // derived: stretch texts for a Retriever, by stretch; "" until built
+	sel          *kept      // rule 3: the selection kept between calls
+	scratch                 // working space for one call
+}
+
+// scratch is a Memory's working space for one call: buffers kept only for
+// their capacity.
+type scratch struct {
+	heap   []hit   // ordering hits
+	mark   []bool  // spreading scores, by stretch
+	spread []int   // candidates of bestSpread
+	rk     ranking // the built-in ranking of the current query
 }
 
 // New returns an empty Memory configured by opts.
 func New(opts Options) *Memory {
-	return &Memory{opt: opts.normalized(), tune: defaults, ix: newIndex()}
+	return &Memory{opt: opts.normalized(), tune: defaults, ix: newIndex(), ranker: newRanker(opts.Retriever)}
 }
 
 // Len returns the number of turns appended so far.
@@ -479,7 +489,7 @@ func (m *Memory) askBoundaries() ([]int, error) {
 func (m *Memory) closeOpen(splits []int) {
 	last := len(m.str) - 1
 	start := m.str[last].start
-	m.sizesChanged(last)
+	m.sizes.changed(last)
 	if len(splits) == 0 {
 		k := m.ix.key(m.pieces(start, len(m.turns), start))
 		m.str[last].slot = m.ix.closeOpen(k, int32(last))
@@ -502,32 +512,32 @@ func (m *Memory) closeOpen(splits []int) {
 // after the date line the block writes above it, if it names a day. A stretch's indexed
 // text is its pieces joined by newlines, so a question that names a date
 // can find the talk of that day.
-func (m *Memory) pieces(a, b, start int) func(yield func(string)) {
+func (c *conversation) pieces(a, b, start int) func(yield func(string)) {
 	return func(yield func(string)) {
 		for t := a; t < b; t++ {
-			if tt := &m.turns[t]; !tt.Time.IsZero() && (t == start || m.newDay(t)) {
+			if tt := &c.turns[t]; !tt.Time.IsZero() && (t == start || c.newDay(t)) {
 				yield(dateLine(tt) + tt.shown)
 				continue
 			}
-			yield(m.turns[t].shown)
+			yield(c.turns[t].shown)
 		}
 	}
 }
 
 // stretchEnd returns the end (exclusive) of stretch i.
-func (m *Memory) stretchEnd(i int) int {
-	if i+1 < len(m.str) {
-		return m.str[i+1].start
+func (c *conversation) stretchEnd(i int) int {
+	if i+1 < len(c.str) {
+		return c.str[i+1].start
 	}
-	return len(m.turns)
+	return len(c.turns)
 }
 
 // stretchOf returns the stretch holding turn t.
-func (m *Memory) stretchOf(t int) int {
-	lo, hi := 0, len(m.str)
+func (c *conversation) stretchOf(t int) int {
+	lo, hi := 0, len(c.str)
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if m.str[mid].start <= t {
+		if c.str[mid].start <= t {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -555,7 +565,7 @@ func (m *Memory) Redact(i int) error {
 	s := m.stretchOf(i)
 	a, b := m.str[s].start, m.stretchEnd(s)
 	m.str[s].size = m.sizeOf(a, b)
-	m.sizesChanged(s)
+	m.sizes.changed(s)
 	if s == len(m.str)-1 && m.str[s].slot < 0 {
 		m.ix.resetOpen()
 		m.pieces(a, b, a)(m.ix.addOpen)
@@ -582,7 +592,7 @@ func (m *Memory) restretch(bounds []int) {
 		}
 	}
 	m.ix.resetOpen()
-	m.sizesChanged(0)
+	m.sizes.changed(0)
 	m.str = make([]stretch, 0, len(bounds))
 	for i, a := range bounds {
 		b := len(m.turns)
@@ -610,10 +620,10 @@ func (m *Memory) restretch(bounds []int) {
 }
 
 // runes is the characters of turns [a, b) as shown, for the chunk counter.
-func (m *Memory) runes(a, b int) int {
+func (c *conversation) runes(a, b int) int {
 	n := 0
 	for t := a; t < b; t++ {
-		n += int(m.turns[t].runes)
+		n += int(c.turns[t].runes)
 	}
 	return n
 }

@@ -98,105 +98,75 @@ type weighing struct {
 	err    error // why the items could not be weighed; wraps ErrExternal
 }
 
-// rank scores the stretches for the query when the history is over the
-// budget, and weighs the outside items against them: one Retriever call for
-// both when there is a Retriever, the built-in BM25 otherwise. The built-in
-// ranking scores a stretch only when asked (see choose): a composition
-// needs the few best stretches and the scores of the ones it shows, not a
-// score for every stretch of the conversation. The ranking is nil when the
-// whole history fits.
-func (m *Memory) rank(ctx context.Context, query string, items []Item) (*ranking, weighing, error) {
-	over := m.total > m.opt.Budget
-	if m.opt.Retriever != nil {
-		if !over && len(items) == 0 {
-			return nil, weighing{}, nil
-		}
-		return m.rankCustom(ctx, query, items, over)
+// ranker scores the stretches for a query and weighs outside items
+// against them, on one scale: the built-in BM25, or a Retriever. It is
+// chosen once, when the Memory is made, and called once per composition.
+// The ranking it returns is nil when over is false: the whole history fits
+// and nothing needs ranking.
+type ranker interface {
+	rank(ctx context.Context, m *Memory, query string, items []Item, over bool) (*ranking, weighing, error)
+}
+
+func newRanker(r Retriever) ranker {
+	if r != nil {
+		return retrieverRanker{r}
 	}
+	return bm25Ranker{}
+}
+
+// bm25Ranker is the built-in ranking. It scores a stretch only when asked
+// (see choose): a composition needs the few best stretches and the scores
+// of the ones it shows, not a score for every stretch of the conversation.
+type bm25Ranker struct{}
+
+func (b bm25Ranker) rank(_ context.Context, m *Memory, query string, items []Item, over bool) (*ranking, weighing, error) {
 	var rk *ranking
 	if over {
-		rk = m.rankBM25(query)
+		rk = b.ranking(m, query)
 	}
 	var w weighing
 	if len(items) > 0 {
-		w = m.weighBM25(query, items)
+		// Outside items join the corpus statistics: one idf table for all.
+		extra := make([][]string, len(items))
+		for i, it := range items {
+			extra[i] = Terms(it.Text)
+		}
+		w.scores, w.best = m.ix.weigh(query, extra, len(m.str) > 0)
 	}
 	return rk, w, nil
 }
 
-// rankBM25 prepares the built-in ranking of the stretches for the query.
-func (m *Memory) rankBM25(query string) *ranking {
+// ranking prepares the built-in ranking of the stretches for the query.
+func (bm25Ranker) ranking(m *Memory, query string) *ranking {
 	q := m.ix.prepare(query)
 	m.rk = ranking{m: m, q: q, open: q.open}
 	return &m.rk
 }
 
-// weighBM25 scores the items and the conversation's stretches with one idf
-// table, the items counted among the documents.
-func (m *Memory) weighBM25(query string, items []Item) weighing {
-	extra := make([][]string, len(items))
-	for i, it := range items {
-		extra[i] = Terms(it.Text)
-	}
-	scores, best := m.ix.weigh(query, extra, len(m.str) > 0)
-	return weighing{scores: scores, best: best}
-}
+// retrieverRanker ranks with the caller's Retriever. The outside items are
+// passed after the stretches in the same call. If that call fails while
+// there are items, they are given up: below the budget nothing else needed
+// ranking, and above it the stretches are asked for again alone, so
+// material the Retriever cannot handle never costs the conversation its
+// context.
+type retrieverRanker struct{ r Retriever }
 
-// documents returns the stretch texts as a Retriever sees them, building
-// each closed stretch's text once. The open stretch's text is built afresh
-// and never cached: it grows, and may be split, before it closes.
-func (m *Memory) documents() []Document {
-	if len(m.texts) > len(m.str) {
-		m.texts = nil
+func (rr retrieverRanker) rank(ctx context.Context, m *Memory, query string, items []Item, over bool) (*ranking, weighing, error) {
+	if !over && len(items) == 0 {
+		return nil, weighing{}, nil
 	}
-	for len(m.texts) < len(m.str) {
-		m.texts = append(m.texts, "")
-	}
-	docs := make([]Document, len(m.str))
-	for s := range m.str {
-		text := m.texts[s]
-		if text == "" || m.str[s].slot < 0 {
-			text = m.joined(m.str[s].start, m.stretchEnd(s))
-			if m.str[s].slot >= 0 {
-				m.texts[s] = text // the open stretch still grows: never cached
-			}
-		}
-		docs[s] = Document{ID: m.ix.key(func(y func(string)) { y(text) }).hash, Text: text}
-	}
-	return docs
-}
-
-// joined is the indexed text of the stretch [a, b).
-func (m *Memory) joined(a, b int) string {
-	var buf []byte
-	m.pieces(a, b, a)(func(p string) {
-		if len(buf) > 0 {
-			buf = append(buf, '\n')
-		}
-		buf = append(buf, p...)
-	})
-	return string(buf)
-}
-
-// rankCustom asks the Retriever once for the stretches' scores and the
-// items', passed after the stretches, so one scale weighs both. If that
-// call fails while there are items, they are given up: below the budget
-// nothing else needed ranking, and above it the stretches are asked for
-// again alone, so material the Retriever cannot handle never costs the
-// conversation its context.
-func (m *Memory) rankCustom(ctx context.Context, query string, items []Item, over bool) (*ranking, weighing, error) {
-	docs := m.documents()
+	docs := rr.documents(m)
 	n := len(docs)
 	for i, it := range items {
 		docs = append(docs, Document{ID: uint64(i), Text: it.Text})
 	}
-	scores, err := m.retrieve(ctx, query, docs)
+	scores, err := rr.score(ctx, query, docs)
 	var w weighing
 	switch {
 	case err != nil && len(items) > 0:
 		w.err = fmt.Errorf("%w: outside material could not be weighed: %w", ErrExternal, err)
 		if over {
-			scores, err = m.retrieve(ctx, query, docs[:n])
+			scores, err = rr.score(ctx, query, docs[:n])
 		}
 	case len(items) > 0:
 		w.scores = scores[n:]
@@ -220,29 +190,59 @@ func (m *Memory) rankCustom(ctx context.Context, query string, items []Item, ove
 	return rk, w, nil
 }
 
-// retrieve asks the Retriever to score docs, checking that it answered with
-// one finite score each.
-func (m *Memory) retrieve(ctx context.Context, query string, docs []Document) ([]float64, error) {
-	scores, err := callRetriever(ctx, m.opt.Retriever, query, docs)
-	if err == nil && len(scores) != len(docs) {
-		err = fmt.Errorf("%w: %d scores for %d documents", ErrRetriever, len(scores), len(docs))
-	}
-	for i := 0; err == nil && i < len(scores); i++ {
-		if math.IsNaN(scores[i]) || math.IsInf(scores[i], 0) {
-			err = fmt.Errorf("%w: score %v for document %d", ErrRetriever, scores[i], i)
-		}
-	}
-	return scores, err
-}
-
-// callRetriever runs the Retriever so that a panic or a call that outlives
-// ctx comes back as an error.
-func callRetriever(ctx context.Context, r Retriever, query string, docs []Document) ([]float64, error) {
-	scores, err := guarded(ctx, func() ([]float64, error) { return r.Score(ctx, query, docs) })
+// score asks the Retriever to score docs, so that a panic or a call that
+// outlives ctx comes back as an error, and checks that it answered with one
+// finite score each.
+func (rr retrieverRanker) score(ctx context.Context, query string, docs []Document) ([]float64, error) {
+	scores, err := guarded(ctx, func() ([]float64, error) { return rr.r.Score(ctx, query, docs) })
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRetriever, err)
 	}
+	if len(scores) != len(docs) {
+		return nil, fmt.Errorf("%w: %d scores for %d documents", ErrRetriever, len(scores), len(docs))
+	}
+	for i, v := range scores {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: score %v for document %d", ErrRetriever, v, i)
+		}
+	}
 	return scores, nil
+}
+
+// documents returns the stretch texts as a Retriever sees them, building
+// each closed stretch's text once. The open stretch's text is built afresh
+// and never cached: it grows, and may be split, before it closes.
+func (retrieverRanker) documents(m *Memory) []Document {
+	if len(m.texts) > len(m.str) {
+		m.texts = nil
+	}
+	for len(m.texts) < len(m.str) {
+		m.texts = append(m.texts, "")
+	}
+	docs := make([]Document, len(m.str))
+	for s := range m.str {
+		text := m.texts[s]
+		if text == "" || m.str[s].slot < 0 {
+			text = m.joined(m.str[s].start, m.stretchEnd(s))
+			if m.str[s].slot >= 0 {
+				m.texts[s] = text // the open stretch still grows: never cached
+			}
+		}
+		docs[s] = Document{ID: m.ix.key(func(y func(string)) { y(text) }).hash, Text: text}
+	}
+	return docs
+}
+
+// joined is the indexed text of the stretch [a, b).
+func (c *conversation) joined(a, b int) string {
+	var buf []byte
+	c.pieces(a, b, a)(func(p string) {
+		if len(buf) > 0 {
+			buf = append(buf, '\n')
+		}
+		buf = append(buf, p...)
+	})
+	return string(buf)
 }
 
 // order returns the stretches in the order a greedy fill considers them:
@@ -543,7 +543,7 @@ func (f *picker) search(room int) {
 func (f *picker) few(room int) bool {
 	m := f.rk.m
 	budget := f.q.postings() / (8 * max(1, len(f.q.terms)))
-	mins := m.blockMins()
+	mins, _ := m.sizes.update(m.str)
 	var cand []int32
 	var who []int
 	for b, lo := range mins {
@@ -614,7 +614,7 @@ func (f *picker) nextZero(room int) (hit, int, bool) {
 		f.last, f.started = f.special, true
 		return f.special, f.spSize, true
 	}
-	mins := m.blockMins()
+	mins, _ := m.sizes.update(m.str)
 	for s := f.zs - 1; s >= 0; s-- {
 		if b := s / sizeBlock; int(mins[b]) > room {
 			s = b * sizeBlock // skip the block
@@ -639,42 +639,53 @@ func (f *picker) nextZero(room int) (hit, int, bool) {
 // minima, which let a fill skip past stretches too large for its room.
 const sizeBlock = 64
 
-// sizesChanged records that stretch s and later ones changed size or
-// closed.
-func (m *Memory) sizesChanged(s int) {
-	m.minsOK = min(m.minsOK, max(0, s)/sizeBlock)
+// sizeRanges keeps the smallest and the largest size of each block of
+// sizeBlock closed stretches, brought up to date when asked, so a fill can
+// skip past stretches too large for its room without looking at each.
+type sizeRanges struct {
+	mins, maxs []int32
+	ok         int // leading blocks that are up to date
 }
 
-// blockMins returns, by block of sizeBlock closed stretches, the smallest
-// size in it.
-func (m *Memory) blockMins() []int32 {
-	m.sizeBlocks()
-	return m.mins
+// changed records that stretch s and later ones changed size or closed.
+func (z *sizeRanges) changed(s int) {
+	z.ok = min(z.ok, max(0, s)/sizeBlock)
 }
 
-// blockMaxs returns, by block of sizeBlock closed stretches, the largest
-// size in it.
-func (m *Memory) blockMaxs() []int32 {
-	m.sizeBlocks()
-	return m.maxs
-}
-
-func (m *Memory) sizeBlocks() {
-	closed := max(0, len(m.str)-1)
+// update brings the blocks up to date with the closed stretches of str and
+// returns the minima and maxima.
+func (z *sizeRanges) update(str []stretch) (mins, maxs []int32) {
+	closed := max(0, len(str)-1)
 	nb := (closed + sizeBlock - 1) / sizeBlock
-	if m.minsOK > nb {
-		m.minsOK = nb
-	}
-	m.mins, m.maxs = m.mins[:m.minsOK], m.maxs[:m.minsOK]
-	for b := m.minsOK; b < nb; b++ {
+	z.ok = min(z.ok, nb)
+	z.mins, z.maxs = z.mins[:z.ok], z.maxs[:z.ok]
+	for b := z.ok; b < nb; b++ {
 		lo, hi := int32(math.MaxInt32), int32(0)
 		for s := b * sizeBlock; s < min((b+1)*sizeBlock, closed); s++ {
-			size := int32(min(m.str[s].size, math.MaxInt32))
+			size := int32(min(str[s].size, math.MaxInt32))
 			lo, hi = min(lo, size), max(hi, size)
 		}
-		m.mins, m.maxs = append(m.mins, lo), append(m.maxs, hi)
+		z.mins, z.maxs = append(z.mins, lo), append(z.maxs, hi)
 	}
-	m.minsOK = nb
+	z.ok = nb
+	return z.mins, z.maxs
+}
+
+// oversized counts the closed stretches among str[:lim] larger than room.
+func (z *sizeRanges) oversized(str []stretch, lim, room int) int {
+	_, maxs := z.update(str)
+	count := 0
+	for b, hi := range maxs {
+		if int(hi) <= room {
+			continue
+		}
+		for s := b * sizeBlock; s < min((b+1)*sizeBlock, lim); s++ {
+			if str[s].size > room {
+				count++
+			}
+		}
+	}
+	return count
 }
 
 // bestSpread is best for the scores a fill ranks by, which add to a
@@ -691,7 +702,7 @@ func (m *Memory) sizeBlocks() {
 func (rk *ranking) bestSpread(lim, room, k int, out []hit) ([]hit, bool) {
 	m := rk.m
 	n := len(m.str)
-	e := max(0, n-1-lim) + m.oversized(lim, room)
+	e := max(0, n-1-lim) + m.sizes.oversized(m.str, lim, room)
 	closed := func(u int32) bool { return int(u) < n-1 }
 	around, complete := m.ix.best(rk.q, k+e, 1+m.tune.neighbour, closed, out[:0])
 	out = rk.spreadAround(around, lim, room)
@@ -709,23 +720,6 @@ func (rk *ranking) bestSpread(lim, room, k int, out []hit) ([]hit, bool) {
 	return out[:k], false
 }
 
-// oversized counts the closed stretches among [0, lim) larger than room.
-func (m *Memory) oversized(lim, room int) int {
-	maxs := m.blockMaxs()
-	count := 0
-	for b, hi := range maxs {
-		if int(hi) <= room {
-			continue
-		}
-		for s := b * sizeBlock; s < min((b+1)*sizeBlock, lim); s++ {
-			if m.str[s].size > room {
-				count++
-			}
-		}
-	}
-	return count
-}
-
 // spreadAround scores in full the given stretches, the open one and the
 // neighbours of them all in the same sitting, and returns those among
 // [0, lim) of size at most room with a positive score, best first.
@@ -735,7 +729,7 @@ func (rk *ranking) spreadAround(around []hit, lim, room int) []hit {
 	if len(m.mark) < n {
 		m.mark = make([]bool, n)
 	}
-	cand := m.spreadCand[:0]
+	cand := m.spread[:0]
 	add := func(s int) {
 		if s >= 0 && s < n && !m.mark[s] {
 			m.mark[s] = true
@@ -772,7 +766,7 @@ func (rk *ranking) spreadAround(around []hit, lim, room int) []hit {
 			}
 		}
 	}
-	m.spreadCand = cand[:0]
+	m.spread = cand[:0]
 	sortHits(out)
 	return out
 }

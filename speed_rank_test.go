@@ -203,7 +203,7 @@ func testRanking(t *testing.T, m *Memory) {
 	r := rand.New(rand.NewPCG(7, uint64(n)))
 	for qi, query := range rankQueries(m, uint64(len(m.str))) {
 		want := exhaustive(m, query)
-		rk := m.rankBM25(query)
+		rk := bm25Ranker{}.ranking(m, query)
 		for s := range m.str {
 			require.Equal(t, want[s], rk.score(s), "score of stretch %d, query %d", s, qi)
 		}
@@ -212,7 +212,7 @@ func testRanking(t *testing.T, m *Memory) {
 		for _, upto := range uptos {
 			for _, room := range rooms {
 				for _, limit := range []int{0, m.tune.judged} {
-					rk := m.rankBM25(query)
+					rk := bm25Ranker{}.ranking(m, query)
 					keys, picked := rk.choose(upto, room, limit)
 					wk, wp := chooseReference(m, want, upto, room, limit)
 					require.Equal(t, wp, picked, "picked: query %d upto %d room %d limit %d", qi, upto, room, limit)
@@ -237,7 +237,7 @@ func TestBestIsTopK(t *testing.T) {
 					return m.ix.best(m.ix.prepare(query), k, 1, fits, nil)
 				})
 				testBest(t, m, query, exhaustive(m, query), func(lim, room, k int) ([]hit, bool) {
-					rk := m.rankBM25(query)
+					rk := bm25Ranker{}.ranking(m, query)
 					return rk.bestSpread(lim, room, k, nil)
 				})
 			}
