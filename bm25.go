@@ -772,37 +772,7 @@ func (ix *index) scoreAll(q *query) {
 // query order, so scores and ties are those of a pass over every posting.
 func (ix *index) best(q *query, k int, reach float64, eligible func(stretch int32) bool, out []hit) ([]hit, bool) {
 	out = out[:0]
-	touched := ix.touched[:0]
-	found := 0 // eligible stretches touched
-	theta, top := 0.0, 0.0
-	j := 0
-	for ; j < len(q.byUB); j++ {
-		if found >= k && q.rest[j]*(1+boundSlack) < theta {
-			break
-		}
-		ti := q.byUB[j]
-		idf, avgdl := q.idf[ti], q.c.avgdl
-		for _, p := range ix.post[q.terms[ti].id] {
-			a := ix.acc[p.slot]
-			if a < 0 {
-				continue // seen, and no stretch of it can be taken
-			}
-			if a == 0 {
-				touched = append(touched, p.slot)
-				if !ix.held(p.slot, eligible) {
-					ix.acc[p.slot] = -1
-					continue
-				}
-				found++
-			}
-			a += termScore(idf, float64(p.tf), float64(ix.lens[p.slot]), avgdl)
-			ix.acc[p.slot] = a
-			top = max(top, a)
-		}
-		if found >= k && q.rest[j+1]*(1+boundSlack)*reach < top {
-			theta = kthAcc(ix.acc, touched, k) / reach
-		}
-	}
+	j, theta, touched := ix.addUp(q, k, reach, eligible)
 	cand := ix.cands[:0]
 	pruned := j < len(q.byUB)
 	for _, s := range touched {
@@ -850,6 +820,47 @@ func (ix *index) best(q *query, k int, reach float64, eligible func(stretch int3
 		}
 	}
 	return out, all
+}
+
+// addUp is best's first pass: it adds up every posting of the query's
+// terms, highest bound first, into partial sums by slot until a text
+// holding none of the terms seen so far can no longer reach theta, the
+// k-th best sum so far over reach. It returns how many terms it took in
+// full, theta, and every slot it touched; slots no eligible stretch holds
+// are marked -1.
+func (ix *index) addUp(q *query, k int, reach float64, eligible func(stretch int32) bool) (int, float64, []int32) {
+	touched := ix.touched[:0]
+	found := 0 // eligible slots touched
+	theta, top := 0.0, 0.0
+	j := 0
+	for ; j < len(q.byUB); j++ {
+		if found >= k && q.rest[j]*(1+boundSlack) < theta {
+			break
+		}
+		ti := q.byUB[j]
+		idf, avgdl := q.idf[ti], q.c.avgdl
+		for _, p := range ix.post[q.terms[ti].id] {
+			a := ix.acc[p.slot]
+			if a < 0 {
+				continue // seen, and no stretch of it can be taken
+			}
+			if a == 0 {
+				touched = append(touched, p.slot)
+				if !ix.held(p.slot, eligible) {
+					ix.acc[p.slot] = -1
+					continue
+				}
+				found++
+			}
+			a += termScore(idf, float64(p.tf), float64(ix.lens[p.slot]), avgdl)
+			ix.acc[p.slot] = a
+			top = max(top, a)
+		}
+		if found >= k && q.rest[j+1]*(1+boundSlack)*reach < top {
+			theta = kthAcc(ix.acc, touched, k) / reach
+		}
+	}
+	return j, theta, touched
 }
 
 // finishSums completes the sums of the candidates (ascending slots) over
