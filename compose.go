@@ -121,8 +121,8 @@ var (
 // When every turn fits in the budget, each goes out as its own message
 // part. Above it, stretches of the conversation are ranked for the query and
 // the best that fit are quoted in one memory block, in time order, each turn
-// labelled with its speaker and each stretch with its date; the two newest
-// turns follow as native messages. The selection is then kept for later
+// labelled with its speaker and each stretch with its date; the newest
+// exchange (the two newest turns) follows as native messages. The selection is then kept for later
 // queries while it still serves (see Options.Stability): turns appended
 // since follow the block natively, so each call extends the previous one's
 // prefix and a provider's prompt cache holds up to StableUpto.

@@ -22,7 +22,7 @@
 //     ends one), ranked against the query with BM25, and the best that fit
 //     are quoted chronologically in one memory block, each turn labelled
 //     with its speaker and each stretch with its date. The newest exchange
-//     follows as native messages.
+//     (the two newest turns) follows as native messages.
 //  3. Keep the selection still. Later queries reuse it while it still serves
 //     (Options.Stability) and the turns since follow it natively, so every
 //     part up to Result.StableUpto repeats byte for byte and the provider's
@@ -135,11 +135,7 @@ const (
 	// DefaultChunk is the size at which a stretch closes, in characters.
 	DefaultChunk = 1000
 	// DefaultStability keeps a selection until its best stretches score
-	// below 55% of what a fresh selection's would. Measured on a live replay
-	// of the LoCoMo dev conversations against questions asked in order:
-	// 0.6 costs 1,163 effective tokens a call and keeps 0.57 of the
-	// evidence in reach, 0.5 costs 1,200 for 0.67, 0.45 costs 1,226 for
-	// 0.72, 0.4 costs 1,281 for 0.77.
+	// below 55% of what a fresh selection's would (see Options.Stability).
 	DefaultStability = 0.45
 )
 
@@ -202,7 +198,7 @@ var defaults = tuning{
 const maxJudged = 8
 
 // Options configures a Memory. The zero value is the recommended setup: a
-// 20,000-character budget, 800-character stretches and a sticky selection.
+// 20,000-character budget, 1,000-character stretches and a sticky selection.
 type Options struct {
 	// Budget is the most characters (Unicode code points) the composed
 	// context may hold, framing included, not counting the final query.
