@@ -73,13 +73,17 @@ type relEntry struct {
 // continuation line of a turn indented by two spaces after whatever break
 // ended the line before, each turn ended by a newline, and the footer.
 func relParseBlock(block string) ([]relEntry, error) {
-	if !strings.HasPrefix(block, memoryHeader) {
+	header := memoryHeader
+	if strings.HasPrefix(block, recallHeader) {
+		header = recallHeader
+	}
+	if !strings.HasPrefix(block, header) {
 		return nil, errors.New("block does not open with the memory header")
 	}
-	if !strings.HasSuffix(block, memoryFooter) || len(block) < len(memoryHeader)+len(memoryFooter) {
+	if !strings.HasSuffix(block, memoryFooter) || len(block) < len(header)+len(memoryFooter) {
 		return nil, errors.New("block does not end with the memory footer")
 	}
-	body := block[len(memoryHeader) : len(block)-len(memoryFooter)]
+	body := block[len(header) : len(block)-len(memoryFooter)]
 	var out []relEntry
 	date := ""
 	for i := 0; i < len(body); {
@@ -160,10 +164,18 @@ func relSameDay(cur, prev time.Time) bool {
 // relExpected lists the entries a block of the stretches starting at keys,
 // each cut at upto, must read back as. The caller holds m's lock or owns m.
 func relExpected(m *Memory, keys []int, upto int) []relEntry {
+	ends := make([]int, len(keys))
+	for i, k := range keys {
+		ends[i] = min(m.stretchEnd(m.stretchOf(k)), upto)
+	}
+	return relQuoted(m, keys, ends)
+}
+
+// relQuoted is what a memory part quoting turns [keys[i], ends[i]) holds.
+func relQuoted(m *Memory, keys, ends []int) []relEntry {
 	var out []relEntry
-	for _, k := range keys {
-		end := min(m.stretchEnd(m.stretchOf(k)), upto)
-		for t := k; t < end; t++ {
+	for i, k := range keys {
+		for t := k; t < ends[i]; t++ {
 			e := relEntry{Role: m.turns[t].Role, Text: m.turns[t].shown}
 			if t == k || !relSameDay(m.turns[t].Time, m.turns[t-1].Time) {
 				e.Date = relDate(m.turns[t].Time)
@@ -183,7 +195,7 @@ func relCheckBlock(t relTB, m *Memory, keys []int, upto int) {
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), upto)
 	}
-	block, size := m.renderBlock(keys, ends)
+	block, size := m.renderBlock(keys, ends, memoryHeader)
 	if len(keys) == 0 {
 		require.Empty(t, block)
 		return
@@ -298,26 +310,42 @@ func relCheckResult(t relTB, m *Memory, query string, r Result) {
 	if len(parts) > 0 && strings.HasPrefix(parts[len(parts)-1], externalHeader) {
 		parts = parts[:len(parts)-1]
 	}
-	first := 0
-	if m.total > m.opt.Budget {
-		require.NotNil(t, m.sel)
-		first = m.sel.upto
-		if m.sel.block != "" {
-			require.NotEmpty(t, parts)
-			require.Equal(t, m.sel.block, parts[0])
-			got, err := relParseBlock(parts[0])
-			require.NoError(t, err)
-			require.Equal(t, relExpected(m, m.sel.keys, m.sel.upto), got)
+	if m.total <= m.opt.Budget {
+		require.NotContains(t, strings.Join(parts, ""), memoryHeader)
+		require.Len(t, parts, len(m.turns), "below the budget every turn goes out natively")
+		for i, p := range parts {
+			relCheckNative(t, m, i, p)
+		}
+		return
+	}
+	sel := m.sel
+	require.NotNil(t, sel)
+	require.Less(t, sel.upto, len(m.turns), "the newest turn is always present")
+	checkQuote := func(q quote, header string) {
+		require.NotEmpty(t, parts)
+		require.Equal(t, q.text, parts[0])
+		require.True(t, strings.HasPrefix(parts[0], header))
+		got, err := relParseBlock(parts[0])
+		require.NoError(t, err)
+		require.Equal(t, relQuoted(m, q.keys, q.ends), got)
+		parts = parts[1:]
+	}
+	if sel.block.text != "" {
+		checkQuote(sel.block, memoryHeader)
+	}
+	recalls := sel.recalls
+	for turn := sel.upto; turn <= len(m.turns); turn++ {
+		for len(recalls) > 0 && recalls[0].at == turn {
+			checkQuote(recalls[0].quote, recallHeader)
+			recalls = recalls[1:]
+		}
+		if turn < len(m.turns) {
+			require.NotEmpty(t, parts, "every turn since the block goes out natively")
+			relCheckNative(t, m, turn, parts[0])
 			parts = parts[1:]
 		}
-		require.Less(t, first, len(m.turns), "the newest turn is always present")
-	} else {
-		require.NotContains(t, strings.Join(parts, ""), memoryHeader)
 	}
-	require.Len(t, parts, len(m.turns)-first, "every turn after the block goes out natively")
-	for i, p := range parts {
-		relCheckNative(t, m, first+i, p)
-	}
+	require.Empty(t, parts, "nothing but the log, outside material and the query")
 }
 
 // relCheckBounds checks the stretch boundaries' invariants.
@@ -436,7 +464,7 @@ func relSample(t relTB) *Memory {
 	_, err := m.Compose(context.Background(), relSampleQuery)
 	require.NoError(t, err)
 	require.NotNil(t, m.sel, "the sample keeps a selection")
-	require.NotEmpty(t, m.sel.keys)
+	require.NotEmpty(t, m.sel.block.keys)
 	return m
 }
 
@@ -472,7 +500,7 @@ func FuzzFromJSON(f *testing.F) {
 			require.NoError(t, checkTurn(turn.Role, turn.Text))
 		}
 		if m.sel != nil {
-			relCheckBlock(t, m, m.sel.keys, m.sel.upto)
+			relCheckBlock(t, m, m.sel.block.keys, m.sel.upto)
 		}
 		for _, q := range []string{"what did I say about the race?", ""} {
 			relRestore(t, m, opts, q)

@@ -345,7 +345,7 @@ func TestRedactedTextIsUnreachable(t *testing.T) {
 				assert.NotContains(t, text, "hunter2")
 			}
 			if m.sel != nil {
-				assert.NotContains(t, m.sel.block, "hunter2")
+				assert.NotContains(t, m.sel.block.text, "hunter2")
 			}
 			checkIndex(t, m)
 
@@ -492,7 +492,7 @@ func TestFromJSONRejectsMalformedInput(t *testing.T) {
 		{`{"version":1,"turns":[],"selection":[1]}`, []error{ErrFormat}},
 		{`{"version":1}{"version":1}`, []error{ErrFormat}},
 		{`{"version":1} garbage`, []error{ErrFormat}},
-		{`{"version":2,"turns":[]}`, []error{ErrVersion}},
+		{fmt.Sprintf(`{"version":%d,"turns":[]}`, FormatVersion+1), []error{ErrVersion}},
 		{`{"version":1000,"turns":[{"role":"robot"}]}`, []error{ErrVersion}},
 	}
 	for _, c := range cases {
@@ -635,7 +635,7 @@ func TestSelectionIsKeyedByFirstTurnAcrossABoundaryRewrite(t *testing.T) {
 	m := New(Options{Budget: 1500, Stability: 0.9})
 	fill(t, m, 80, "discussing the deploy and migration rollback, filler")
 	r1 := compose(t, m, "deploy rollback migrations")
-	keys := append([]int(nil), m.sel.keys...)
+	keys := append([]int(nil), m.sel.block.keys...)
 	require.NotEmpty(t, keys)
 
 	// Split every stretch in two: every position changes, every first turn
@@ -664,7 +664,7 @@ func TestSelectionWhoseStretchVanishedIsRebuilt(t *testing.T) {
 	m := New(Options{Budget: 1500, Stability: 1})
 	fill(t, m, 80, "discussing the deploy and migration rollback, filler")
 	compose(t, m, "deploy rollback migrations")
-	keys := append([]int(nil), m.sel.keys...)
+	keys := append([]int(nil), m.sel.block.keys...)
 	require.NotEmpty(t, keys)
 	var merged []int
 	for _, b := range m.Bounds() {
@@ -696,7 +696,7 @@ func TestAKeptQuoteKeepsItsTurnsWhenTheHookSplitsItsStretch(t *testing.T) {
 	}
 	r1 := compose(t, m, "lighthouse keeper")
 	open := m.str[len(m.str)-1].start
-	require.Contains(t, m.sel.keys, open, "the open stretch, cut at the tail, is quoted")
+	require.Contains(t, m.sel.block.keys, open, "the open stretch, cut at the tail, is quoted")
 	block := r1.Messages[0].Parts[0].Text
 
 	// Close the open stretch: the hook splits it before the cut.

@@ -136,7 +136,10 @@ const (
 	DefaultChunk = 1000
 	// DefaultStability keeps a selection until its best stretches score
 	// below 55% of what a fresh selection's would (see Options.Stability).
-	DefaultStability = 0.45
+	DefaultStability = 0.05
+	// DefaultRecall is how many stretches one query may recall into a kept
+	// context (see Options.Recall).
+	DefaultRecall = 4
 )
 
 // tuning is every number behind the rules that is a choice rather than a
@@ -173,6 +176,12 @@ type tuning struct {
 	// them all at once rather than search: below it a pass over every
 	// posting costs less than the bookkeeping of pruning.
 	smallQuery int
+	// cover is the least share of a query's weight (see query.ceiling) a
+	// stretch must match to be recalled into a kept context: a stretch
+	// that shares only a common word or two with a message is not worth a
+	// place in every later call, and chat messages, unlike questions about
+	// the past, are mostly such matches.
+	cover float64
 	// firstK is the size of the first pruned search: enough to cover a fill
 	// of the budget in stretches of the default size with room to pass over
 	// some. maxK is the deepest pruned search; past it a fill scores every
@@ -185,9 +194,10 @@ var defaults = tuning{
 	sessionGap:        time.Hour,
 	boundariesTimeout: 2 * time.Second,
 	neighbour:         0.2,
-	headroom:          0.2,
+	headroom:          0.5,
 	lastTurns:         2,
 	judged:            3,
+	cover:             0.2,
 	smallQuery:        4096,
 	firstK:            48,
 	maxK:              4096,
@@ -221,6 +231,16 @@ type Options struct {
 	// prompt cache to keep warm.
 	Stability float64
 
+	// Recall is how many stretches one query may add to a kept context
+	// that no longer serves it (see Stability): the best stretches a
+	// rebuild would pick that the context lacks are quoted in a new memory
+	// part after everything already sent, so the cached prefix holds and
+	// the next call finds them cached too. The context is rebuilt only when
+	// it would overrun the budget. Zero means DefaultRecall; a negative
+	// value never recalls, so a context that no longer serves is rebuilt
+	// whole.
+	Recall int
+
 	// Boundaries, when set, is asked for split points inside a stretch that
 	// is about to close. It sees only that stretch's turns, is called once
 	// per stretch rather than on every append, and returns strictly
@@ -251,6 +271,9 @@ func (o Options) normalized() Options {
 	}
 	if o.Stability == 0 || math.IsNaN(o.Stability) {
 		o.Stability = DefaultStability
+	}
+	if o.Recall == 0 {
+		o.Recall = DefaultRecall
 	}
 	if o.Stability > 1 {
 		o.Stability = 1

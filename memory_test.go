@@ -549,7 +549,7 @@ func TestBudgetOverflowReselectsAsTurnsAccumulate(t *testing.T) {
 		mustAppend(t, m, User, q)
 		mustAppend(t, m, Assistant, topicTurn("garden", i+1))
 		m.mu.Lock()
-		overflow := m.sel.size+m.tailCost(m.sel.upto) > budget
+		overflow := m.logSize(m.sel) > budget
 		m.mu.Unlock()
 
 		r := compose(t, m, q)

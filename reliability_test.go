@@ -70,7 +70,7 @@ func TestFromJSONRefuses(t *testing.T) {
 		{"negative version", func(*testing.T) []byte { return []byte(`{"version":-1}`) }, ErrFormat, "version"},
 		{"version as a string", func(*testing.T) []byte { return []byte(`{"version":"1"}`) }, ErrFormat, "version"},
 		{"fractional version", func(*testing.T) []byte { return []byte(`{"version":1.5}`) }, ErrFormat, "version"},
-		{"version from the future", func(*testing.T) []byte { return []byte(`{"version":2,"turns":[]}`) }, ErrVersion, "version 2"},
+		{"version from the future", func(*testing.T) []byte { return fmt.Appendf(nil, `{"version":%d,"turns":[]}`, FormatVersion+1) }, ErrVersion, fmt.Sprintf("version %d", FormatVersion+1)},
 		{"version far in the future", func(*testing.T) []byte { return []byte(`{"version":9223372036854775807}`) }, ErrVersion, "version"},
 		{"version past int64", func(*testing.T) []byte { return []byte(`{"version":1e30}`) }, ErrFormat, "version"},
 		{"turns as an object", func(*testing.T) []byte { return []byte(`{"version":1,"turns":{}}`) }, ErrFormat, "turns"},
