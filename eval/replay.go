@@ -68,23 +68,23 @@ func replayConversation(conv *conversation, m method, budget int, lat *latencies
 			session = turn.Session
 			b := k.charge(c, cold)
 			t.calls++
-			t.prompt += b.prompt()
-			t.effective += b.effective()
-			if b.hit() {
+			t.prompt += b.Prompt()
+			t.effective += b.Effective()
+			if b.Hit() {
 				t.hits++
 			}
 			if !cold {
 				t.warm++
-				t.warmPrompt += b.prompt()
-				t.warmEffective += b.effective()
-				if b.hit() {
+				t.warmPrompt += b.Prompt()
+				t.warmEffective += b.Effective()
+				if b.Hit() {
 					t.warmHits++
 				}
 			}
 			if c.reselected {
 				t.rebuilds++
 			}
-			t.along = append(t.along, callCost{b.effective(), c.reselected, cold})
+			t.along = append(t.along, callCost{b.Effective(), c.reselected, cold})
 			if i > 0 {
 				t.withPrevious++
 				if newSent(c).has(&conv.Turns[i-1]) {

@@ -5,9 +5,15 @@ import (
 	"testing"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/pricing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// tok returns a part of the given size in tokens, made of one letter.
+func tok(letter string, n int) part {
+	return part{byheart.User, strings.Repeat(letter, n*pricing.CharsPerToken)}
+}
 
 // scripted is a composer that returns prepared calls and logs the order in
 // which the harness drives it.
