@@ -157,7 +157,7 @@ func (c *chart) bounds() (x0, x1, y0, y1 float64) {
 	return x0, x1, y0, y1
 }
 
-// ticks returns round values spanning [lo, hi]: about six steps of 1, 2 or
+// ticks returns round values spanning [lo, hi]: at most eight steps of 1, 2 or
 // 5 times a power of ten.
 func ticks(lo, hi float64) []float64 {
 	span := hi - lo
@@ -166,7 +166,7 @@ func ticks(lo, hi float64) []float64 {
 	}
 	step := math.Pow(10, math.Floor(math.Log10(span/6)))
 	for _, m := range []float64{1, 2, 5, 10} {
-		if span/(step*m) <= 7 {
+		if span/(step*m) <= 8 {
 			step *= m
 			break
 		}
