@@ -6,14 +6,17 @@
 //
 // Usage:
 //
-//	go run ./eval                                  # the project's synthetic data
+//	go run ./eval                                  # the project's synthetic data, pictures into eval/plots
 //	go run ./eval -locomo ../shared/locomo/locomo-dev.json
+//	go run ./eval -locomo FILE -svg out            # the pictures of a LoCoMo run into out/
 //	go run ./eval -budget 10000 -only recall,replay -json
 //	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
 //
 // The sections are recall, temporal, replay, external and speed; eval/README.md
 // says what each measures. Tables go to stdout as Markdown, or as one JSON
-// object with -json; progress goes to stderr.
+// object with -json; progress goes to stderr. The pictures are SVG plots of
+// recall by budget, the cost of each call along a conversation, its running
+// total, and recall against cost.
 package main
 
 import (
