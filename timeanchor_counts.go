@@ -179,7 +179,7 @@ func (s *scanner) inCount(i int) (int, resolved, bool) {
 		return fail()
 	}
 	q, u, k, ok := s.countUnit(i + 1)
-	if !ok || u == uSeason || u == uWeekday {
+	if !ok {
 		return fail()
 	}
 	t := s.sentenceTense()

@@ -9,7 +9,7 @@ package byheart
 // a year gets both readings and one without is left alone.
 func (s *scanner) numericDate(i int) (int, resolved, bool) {
 	t := &s.toks[i]
-	if !t.free || t.poss {
+	if !t.free || t.poss || !s.english() {
 		return fail()
 	}
 	var f, n [3]int // the fields and their digit counts

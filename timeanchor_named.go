@@ -179,7 +179,7 @@ func (s *scanner) monthFirst(i int) (int, resolved, bool) {
 	if needsCapital(w) && !t.upper || t.poss {
 		return fail()
 	}
-	if d, end := s.dayAfterMonth(i); d > 0 {
+	if d, end := s.dayAfterMonth(i); d > 0 && s.english() {
 		if m == 0 {
 			m = monthAbbrev(w)
 		}
@@ -264,7 +264,7 @@ func (s *scanner) dayFirst(i int) (int, resolved, bool) {
 		start = i - 1
 	}
 	if m := s.monthAt(j); m > 0 {
-		if s.yearFollows(j) {
+		if s.yearFollows(j) || !s.english() {
 			return fail()
 		}
 		return s.calendarDay(m, d, start, j)

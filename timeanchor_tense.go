@@ -11,6 +11,7 @@ const (
 	tPast    tense = 1 << iota // a verb in the past tense: "went", "fixed"
 	tFuture                    // will, 'll, going to, a present progressive, plan to
 	tPresent                   // a present form of "be": "the party is on the 15th"
+	tEnglish                   // a common English function word: see englishCue
 )
 
 // sentenceTense reads the tense of the current sentence once.
@@ -25,6 +26,9 @@ func (s *scanner) readTense() tense {
 	var t tense
 	for k := range s.toks {
 		w := s.str(&s.toks[k])
+		if englishCue(w) {
+			t |= tEnglish
+		}
 		switch {
 		case s.futureAt(k, w):
 			t |= tFuture
@@ -36,6 +40,24 @@ func (s *scanner) readTense() tense {
 		}
 	}
 	return t
+}
+
+// english reports whether the sentence holds a common English function
+// word. Numbers and month names are shared with other languages ("am 3
+// April", "op 3 april"), so the families made of nothing else ask for one.
+func (s *scanner) english() bool { return s.sentenceTense()&tEnglish != 0 }
+
+// englishCue lists common English function words that other languages
+// written in Latin letters rarely use as words ("am" and "in" are German
+// too, so they are not on it).
+func englishCue(w string) bool {
+	switch w {
+	case "the", "is", "was", "were", "are", "i", "you", "we", "they", "he", "she", "it", "my", "our",
+		"your", "and", "to", "of", "will", "be", "been", "have", "has", "had", "with", "for", "at",
+		"this", "that", "on", "by", "from", "since", "until", "me", "got", "just", "see", "due":
+		return true
+	}
+	return hasAnySuffix(w, "'m", "'ll", "'ve", "'re", "\u2019m", "\u2019ll", "\u2019ve", "\u2019re")
 }
 
 // direction says which way a recurring date the words name lies from today:

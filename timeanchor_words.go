@@ -220,7 +220,7 @@ func digits(w string, max int) int {
 // hedge lists words before a count that turn it into a bound or a range.
 func hedge(w string) bool {
 	switch w {
-	case "than", "over", "under", "least", "most", "within", "or", "to":
+	case "than", "over", "under", "least", "most", "or", "to":
 		return true
 	}
 	return false
