@@ -68,7 +68,7 @@ func (s *scanner) numberAt(i int, w string) int {
 // count ("twenty-five") spans two words, so the unit is looked for after both.
 func (s *scanner) countUnit(i int) (q quantity, u unit, k int, ok bool) {
 	q, ok = s.quantity(i)
-	if !ok {
+	if !ok && numberWord(s.at(i)) >= 20 {
 		q, ok = s.hyphenated(i)
 	}
 	if !ok || s.tok(q.next) == nil {

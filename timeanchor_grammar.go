@@ -68,8 +68,19 @@ func (s *scanner) matchAt(i int) (int, resolved, bool) {
 		return s.dayFirst(i)
 	case digits(w, 4) >= 0:
 		return s.first(i, s.numericDate, s.count, s.dayFirst)
+	case countWord(w):
+		return s.count(i)
 	}
-	return s.count(i)
+	return fail()
+}
+
+// countWord reports whether w can open a count that is not digits.
+func countWord(w string) bool {
+	switch w {
+	case "a", "an", "couple", "few", "several":
+		return true
+	}
+	return numberWord(w) > 0
 }
 
 // first returns the first family that matches at word i.

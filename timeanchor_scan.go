@@ -92,10 +92,13 @@ func (s *scanner) word(text string, start int) token {
 		}
 	}
 	w := text[start:t.end]
-	for _, suffix := range [...]string{"'s", "'S", "\u2019s", "\u2019S", "'", "\u2019"} {
-		if strings.HasSuffix(w, suffix) {
-			w, t.poss = w[:len(w)-len(suffix)], true
-			break
+	switch w[len(w)-1] {
+	case 's', 'S', '\'', 0x99: // 0x99 ends the curly apostrophe
+		for _, suffix := range [...]string{"'s", "'S", "\u2019s", "\u2019S", "'", "\u2019"} {
+			if strings.HasSuffix(w, suffix) {
+				w, t.poss = w[:len(w)-len(suffix)], true
+				break
+			}
 		}
 	}
 	t.ws, t.we = start-s.from, start-s.from+len(w)

@@ -84,10 +84,31 @@ func weekday(w string) int {
 // otherwise. Abbreviations are read only where a day number vouches for
 // them; see monthAbbrev.
 func monthName(w string) int {
-	for m := 1; m <= 12; m++ {
-		if len(w) == len(monthNames[m]) && w[0] == monthNames[m][0]+'a'-'A' && w[1:] == monthNames[m][1:] {
-			return m
-		}
+	switch w {
+	case "january":
+		return 1
+	case "february":
+		return 2
+	case "march":
+		return 3
+	case "april":
+		return 4
+	case "may":
+		return 5
+	case "june":
+		return 6
+	case "july":
+		return 7
+	case "august":
+		return 8
+	case "september":
+		return 9
+	case "october":
+		return 10
+	case "november":
+		return 11
+	case "december":
+		return 12
 	}
 	return 0
 }
@@ -138,47 +159,113 @@ func season(w string) int {
 	return -1
 }
 
-// smallNumbers are the number words below twenty, by value.
-var smallNumbers = [...]string{"", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-	"eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"}
-
-// tens are the number words for the tens, by value/10.
-var tens = [...]string{"", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
-
 // numberWord reads the number words one to nineteen and the tens to ninety.
 func numberWord(w string) int {
-	for n, x := range smallNumbers {
-		if n > 0 && w == x {
-			return n
-		}
-	}
-	for n, x := range tens {
-		if n > 1 && w == x {
-			return 10 * n
-		}
+	switch w {
+	case "one":
+		return 1
+	case "two":
+		return 2
+	case "three":
+		return 3
+	case "four":
+		return 4
+	case "five":
+		return 5
+	case "six":
+		return 6
+	case "seven":
+		return 7
+	case "eight":
+		return 8
+	case "nine":
+		return 9
+	case "ten":
+		return 10
+	case "eleven":
+		return 11
+	case "twelve":
+		return 12
+	case "thirteen":
+		return 13
+	case "fourteen":
+		return 14
+	case "fifteen":
+		return 15
+	case "sixteen":
+		return 16
+	case "seventeen":
+		return 17
+	case "eighteen":
+		return 18
+	case "nineteen":
+		return 19
+	case "twenty":
+		return 20
+	case "thirty":
+		return 30
+	case "forty":
+		return 40
+	case "fifty":
+		return 50
+	case "sixty":
+		return 60
+	case "seventy":
+		return 70
+	case "eighty":
+		return 80
+	case "ninety":
+		return 90
 	}
 	return 0
 }
 
-// ordinalWords are the ordinal words below twenty, by value; twentieth and
-// thirtieth, and the compounds "twenty-first" to "thirty-first", are read
-// by ordinalWord.
-var ordinalWords = [...]string{"", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
-	"ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
-	"seventeenth", "eighteenth", "nineteenth"}
-
-// ordinalWord reads an ordinal word as a day of the month, 0 otherwise.
+// ordinalWord reads an ordinal word up to "thirtieth" as a day of the
+// month, 0 otherwise.
 func ordinalWord(w string) int {
 	switch w {
+	case "first":
+		return 1
+	case "second":
+		return 2
+	case "third":
+		return 3
+	case "fourth":
+		return 4
+	case "fifth":
+		return 5
+	case "sixth":
+		return 6
+	case "seventh":
+		return 7
+	case "eighth":
+		return 8
+	case "ninth":
+		return 9
+	case "tenth":
+		return 10
+	case "eleventh":
+		return 11
+	case "twelfth":
+		return 12
+	case "thirteenth":
+		return 13
+	case "fourteenth":
+		return 14
+	case "fifteenth":
+		return 15
+	case "sixteenth":
+		return 16
+	case "seventeenth":
+		return 17
+	case "eighteenth":
+		return 18
+	case "nineteenth":
+		return 19
 	case "twentieth":
 		return 20
 	case "thirtieth":
 		return 30
-	}
-	for n, x := range ordinalWords {
-		if n > 0 && w == x {
-			return n
-		}
 	}
 	return 0
 }
