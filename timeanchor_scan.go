@@ -16,6 +16,7 @@ type token struct {
 	upper  bool // the word starts with a capital letter
 	glued  bool // only white space separates it from the previous word
 	free   bool // not glued to a number or word on its left ("1.5", "2,000", "twenty-five")
+	aside  bool // inside square brackets: a note, or an aside the tense does not read
 }
 
 // scanners recycles scanners: a fresh one costs more than the matching.
@@ -60,15 +61,22 @@ func (s *scanner) tokenize(from, to int) {
 		}
 	}
 	s.toks = s.toks[:0]
-	gapStart, gapPlain := from, true
+	gapStart, gapPlain, depth := from, true, 0
 	for i := from; i < len(text); {
 		class, size := classAt(text, i)
 		if class != cWord {
 			gapPlain = gapPlain && class == cSpace
+			switch text[i] {
+			case '[':
+				depth++
+			case ']':
+				depth = max(depth-1, 0)
+			}
 			i += size
 			continue
 		}
 		t := s.word(text, i)
+		t.aside = depth > 0
 		t.glued = len(s.toks) > 0 && gapPlain && gapStart < i
 		s.toks = append(s.toks, t)
 		i = t.end

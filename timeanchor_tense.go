@@ -25,6 +25,10 @@ func (s *scanner) sentenceTense() tense {
 func (s *scanner) readTense() tense {
 	var t tense
 	for k := range s.toks {
+		if s.toks[k].aside {
+			// A note's words ("week of", "since") are not the speaker's.
+			continue
+		}
 		w := s.str(&s.toks[k])
 		if englishCue(w) {
 			t |= tEnglish

@@ -479,6 +479,9 @@ func FuzzAnnotate(f *testing.F) {
 		"last summer, this winter, next March, this may be, the week before last",
 		"\xff\xfe last \u2019s week\u2019s yesterday\u2019s",
 		"USA Today Tonight Show yesterday [1 Jan 1999]",
+		"We met on the 15th; paid 2023-05-20, due 5/6/2023, next Friday [26 May or 2 June 2023].",
+		"I got it for Christmas and rested over the weekend, in the past 3 days, twenty-five years ago.",
+		"Am 3 April waren wir in Wien; back in March, since January, two summers ago.",
 	} {
 		f.Add(seed, may25, 0)
 	}
