@@ -344,7 +344,9 @@ func TestAnnotateWithNothingToResolveDoesNotAllocate(t *testing.T) {
 	// refilled (the race detector empties it on purpose).
 	busy := "What a Day it was. Over the years, Mom's week went by; THE LAST ONE, Saturday Night Live!"
 	assert.Nil(t, dateNotes(busy, thursday))
-	assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { _ = Annotate(busy, thursday) }), 1.0)
+	if !raceEnabled {
+		assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { _ = Annotate(busy, thursday) }), 1.0)
+	}
 }
 
 func TestAnnotateBracketsTheUserTyped(t *testing.T) {
