@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"math"
 	mbits "math/bits"
+	"slices"
 )
 
 // BM25 parameters: term-frequency saturation and length normalisation.
@@ -69,12 +70,22 @@ type index struct {
 	lens  []int32
 	owner []int32
 
-	// Per slot, scratch for one query: partial sums of a top-k pass (zero
-	// outside one), and exact scores cached for the query whose epoch is in
-	// mark.
+	encoded int // turns and texts tokenized so far, for tests that pin incremental work
+
+	indexScratch
+}
+
+// indexScratch is the index's working space for one call: nothing in it
+// outlives the call but buffers kept for their capacity and the scores
+// cached for the query whose epoch is current.
+type indexScratch struct {
+	// Per slot: partial sums of a top-k pass (zero outside one), exact
+	// scores cached for the query whose epoch is in mark, and the scores of
+	// a pass over every posting.
 	acc     []float64
 	mark    []uint32
 	cached  []float64
+	scores  []float64
 	epoch   uint32
 	touched []int32
 	cands   []int32
@@ -86,7 +97,6 @@ type index struct {
 
 	tk      tokenizer
 	scratch []uint32
-	encoded int // turns and texts tokenized so far, for tests that pin incremental work
 }
 
 func newIndex() *index {
@@ -432,6 +442,29 @@ func (ix *index) scoreDoc(c corpus, q []qterm, doc []string) float64 {
 	return s
 }
 
+// weigh scores extra documents (outside material, given as their terms)
+// for the query under one corpus table that counts them among the
+// stretches, and returns their scores with the best stretch's, the open
+// one's included when it has turns.
+func (ix *index) weigh(query string, extra [][]string, withOpen bool) ([]float64, float64) {
+	c := ix.corpus(extra)
+	q := ix.queryTerms(query, true)
+	scores := make([]float64, len(ix.slots))
+	open, touched := ix.score(c, q, scores, nil)
+	best := 0.0
+	if withOpen {
+		best = open
+	}
+	for _, s := range touched {
+		best = max(best, scores[s])
+	}
+	out := make([]float64, len(extra))
+	for i, doc := range extra {
+		out[i] = ix.scoreDoc(c, q, doc)
+	}
+	return out, best
+}
+
 // closeOpen moves the open stretch into the postings as a closed text with
 // the given content key, without encoding it again, and returns its slot.
 func (ix *index) closeOpen(k docKey, user int32) int32 {
@@ -664,4 +697,289 @@ func grown[T any](s []T, n int) []T {
 		return make([]T, n, 2*n)
 	}
 	return s[:n]
+}
+
+// hit is a stretch with its score for the query.
+type hit struct {
+	s int
+	v float64
+}
+
+// before orders hits best first, newer first on ties.
+func (a hit) before(b hit) bool { return a.v > b.v || a.v == b.v && a.s > b.s }
+
+func siftDown(h []hit, i int) {
+	for {
+		best, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && h[l].before(h[best]) {
+			best = l
+		}
+		if r < len(h) && h[r].before(h[best]) {
+			best = r
+		}
+		if best == i {
+			return
+		}
+		h[i], h[best] = h[best], h[i]
+		i = best
+	}
+}
+
+func sortHits(h []hit) {
+	slices.SortFunc(h, func(a, b hit) int {
+		if a.before(b) {
+			return -1
+		}
+		if b.before(a) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// scoreAll caches every closed slot's score for the query, from one pass
+// over every posting of its terms.
+func (ix *index) scoreAll(q *query) {
+	if cap(ix.scores) < len(ix.slots) {
+		ix.scores = make([]float64, len(ix.slots), 2*len(ix.slots))
+	}
+	scores := ix.scores[:len(ix.slots)]
+	var touched []int32
+	_, touched = ix.score(q.c, q.terms, scores, ix.touched[:0])
+	for s := range ix.slots {
+		ix.mark[s], ix.cached[s] = q.epoch, scores[s]
+	}
+	for _, sl := range touched {
+		scores[sl] = 0
+	}
+	ix.touched = touched[:0]
+}
+
+// best returns the k best stretches that hold a closed text, are eligible
+// and score above zero, best first (newer first on ties), and whether they
+// are all such stretches there are. With reach r > 1 it
+// returns, untruncated, every such stretch whose own score is at least the
+// k-th best's divided by r (and maybe some just below).
+//
+// It is exact but does not score every posting (max-score pruning). Query
+// terms are taken in order of the most each can add to a text. While a
+// text holding none of the terms seen so far could still reach the k-th
+// best sum so far, every posting of the next term is added up. After that
+// only the texts already found can make the cut: each looks the remaining
+// terms up, best first, and stops as soon as what it has plus what the
+// rest could add falls short. The sums of this pass decide only what is
+// pruned; the texts that make the cut are scored again term by term in
+// query order, so scores and ties are those of a pass over every posting.
+func (ix *index) best(q *query, k int, reach float64, eligible func(stretch int32) bool, out []hit) ([]hit, bool) {
+	out = out[:0]
+	j, theta, touched := ix.addUp(q, k, reach, eligible)
+	cand := ix.cands[:0]
+	pruned := j < len(q.byUB)
+	for _, s := range touched {
+		if a := ix.acc[s]; a > 0 && (!pruned || (a+q.rest[j])*(1+boundSlack) >= theta) {
+			cand = append(cand, s)
+		}
+	}
+	if pruned {
+		cand = ix.ascending(cand)
+		cand = ix.finishSums(q, cand, j, k, theta, reach)
+	}
+	all := !pruned && len(cand) <= k
+	if !all {
+		theta = kthAcc(ix.acc, cand, k) / reach
+		kept := cand[:0]
+		for _, s := range cand {
+			if ix.acc[s]*(1+boundSlack) >= theta {
+				kept = append(kept, s)
+			}
+		}
+		cand = kept
+	}
+	if !pruned {
+		cand = ix.ascending(cand)
+	}
+	for _, s := range touched {
+		ix.acc[s] = 0
+	}
+	ix.touched = touched[:0]
+	q.scoreMany(cand)
+	for _, s := range cand {
+		v := q.score(s)
+		for _, u := range ix.slots[s].users {
+			if eligible(u) {
+				out = append(out, hit{int(u), v})
+			}
+		}
+	}
+	ix.cands = cand[:0]
+	sortHits(out)
+	if len(out) > k {
+		all = false
+		if reach == 1 {
+			out = out[:k]
+		}
+	}
+	return out, all
+}
+
+// addUp is best's first pass: it adds up every posting of the query's
+// terms, highest bound first, into partial sums by slot until a text
+// holding none of the terms seen so far can no longer reach theta, the
+// k-th best sum so far over reach. It returns how many terms it took in
+// full, theta, and every slot it touched; slots no eligible stretch holds
+// are marked -1.
+func (ix *index) addUp(q *query, k int, reach float64, eligible func(stretch int32) bool) (int, float64, []int32) {
+	touched := ix.touched[:0]
+	found := 0 // eligible slots touched
+	theta, top := 0.0, 0.0
+	j := 0
+	for ; j < len(q.byUB); j++ {
+		if found >= k && q.rest[j]*(1+boundSlack) < theta {
+			break
+		}
+		ti := q.byUB[j]
+		idf, avgdl := q.idf[ti], q.c.avgdl
+		for _, p := range ix.post[q.terms[ti].id] {
+			a := ix.acc[p.slot]
+			if a < 0 {
+				continue // seen, and no stretch of it can be taken
+			}
+			if a == 0 {
+				touched = append(touched, p.slot)
+				if !ix.held(p.slot, eligible) {
+					ix.acc[p.slot] = -1
+					continue
+				}
+				found++
+			}
+			a += termScore(idf, float64(p.tf), float64(ix.lens[p.slot]), avgdl)
+			ix.acc[p.slot] = a
+			top = max(top, a)
+		}
+		if found >= k && q.rest[j+1]*(1+boundSlack)*reach < top {
+			theta = kthAcc(ix.acc, touched, k) / reach
+		}
+	}
+	return j, theta, touched
+}
+
+// finishSums completes the sums of the candidates (ascending slots) over
+// the terms from byUB[j] on, each candidate looking the terms up best
+// first until its sum plus what the rest could add cannot reach theta,
+// which rises to the k-th best complete sum over reach. It returns the
+// candidates whose sums are complete; the others are out of the running.
+func (ix *index) finishSums(q *query, cand []int32, j, k int, theta, reach float64) []int32 {
+	terms := len(q.byUB) - j
+	if cap(ix.cursor) < terms {
+		ix.cursor = make([]int, terms)
+	}
+	cursor := ix.cursor[:terms]
+	clear(cursor)
+	var buf [64]float64
+	heap := buf[:0] // the k best complete sums, smallest first
+	if k > len(buf) {
+		heap = make([]float64, 0, k)
+	}
+	done := cand[:0]
+	for _, s := range cand {
+		a := ix.acc[s]
+		complete := true
+		for t := 0; t < terms; t++ {
+			if (a+q.rest[j+t])*(1+boundSlack) < theta {
+				complete = false
+				break
+			}
+			ti := q.byUB[j+t]
+			list := ix.post[q.terms[ti].id]
+			at := seek(list, cursor[t], s)
+			cursor[t] = at
+			if at < len(list) && list[at].slot == s {
+				a += termScore(q.idf[ti], float64(list[at].tf), float64(ix.lens[s]), q.c.avgdl)
+			}
+		}
+		ix.acc[s] = a
+		if !complete || a*(1+boundSlack) < theta {
+			continue
+		}
+		done = append(done, s)
+		if len(heap) < k {
+			heap = append(heap, a)
+			siftUpF(heap, len(heap)-1)
+		} else if a > heap[0] {
+			heap[0] = a
+			siftDownF(heap, 0)
+		}
+		if len(heap) == k {
+			theta = max(theta, heap[0]/reach)
+		}
+	}
+	return done
+}
+
+func siftUpF(h []float64, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p] <= h[i] {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func siftDownF(h []float64, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if h[i] <= h[c] {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// held reports whether closed slot s is held by an eligible stretch.
+func (ix *index) held(s int32, eligible func(stretch int32) bool) bool {
+	if u := ix.owner[s]; u >= 0 {
+		return eligible(u)
+	}
+	for _, u := range ix.slots[s].users {
+		if eligible(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// kthAcc returns the k-th largest positive partial sum among the slots, or
+// 0 if there are fewer than k.
+func kthAcc(acc []float64, slots []int32, k int) float64 {
+	var buf [64]float64
+	h := buf[:0]
+	if k > len(buf) {
+		h = make([]float64, 0, k)
+	}
+	for _, s := range slots {
+		a := acc[s]
+		if a <= 0 {
+			continue
+		}
+		if len(h) < k {
+			h = append(h, a)
+			siftUpF(h, len(h)-1)
+		} else if a > h[0] {
+			h[0] = a
+			siftDownF(h, 0)
+		}
+	}
+	if len(h) < k {
+		return 0
+	}
+	return h[0]
 }

@@ -3,7 +3,6 @@ package byheart
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"time"
@@ -122,8 +121,8 @@ var (
 // When every turn fits in the budget, each goes out as its own message
 // part. Above it, stretches of the conversation are ranked for the query and
 // the best that fit are quoted in one memory block, in time order, each turn
-// labelled with its speaker and each stretch with its date; the two newest
-// turns follow as native messages. The selection is then kept for later
+// labelled with its speaker and each stretch with its date; the newest
+// exchange (the two newest turns) follows as native messages. The selection is then kept for later
 // queries while it still serves (see Options.Stability): turns appended
 // since follow the block natively, so each call extends the previous one's
 // prefix and a provider's prompt cache holds up to StableUpto.
@@ -223,14 +222,11 @@ func (l *layout) add(role Role, text string, size int) {
 
 func (m *Memory) compose(ctx context.Context, query string, items []Item) (Result, error) {
 	budget := m.opt.Budget
-	var rk *ranking
-	if m.total > budget {
-		var err error
-		if rk, err = m.rank(ctx, query); err != nil {
-			return Result{}, err
-		}
+	rk, w, err := m.ranker.rank(ctx, m, query, items, m.total > budget)
+	if err != nil {
+		return Result{}, err
 	}
-	admitted, weighErr := m.admit(ctx, query, items)
+	admitted := m.admit(w)
 	var l layout
 	var r Result
 	var ext string
@@ -253,10 +249,7 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item) (Resul
 			ext, extSize = renderExternal(items, admitted, (budget-m.tailCost(m.cut()))/2)
 			reserve = extSize
 		}
-		r.Reselected = m.keep(rk, budget) == nil
-		if r.Reselected {
-			m.rebuild(rk, budget, reserve)
-		}
+		r.Reselected = m.reselect(rk, reserve)
 		if m.sel.block != "" {
 			l.add(User, m.sel.block, m.sel.size)
 		}
@@ -274,94 +267,8 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item) (Resul
 	}
 	l.add(User, query, 0)
 	r.Messages = merge(l.parts)
-	r.ExternalErr = weighErr
+	r.ExternalErr = w.err
 	return r, nil
-}
-
-// keep returns the kept selection if it still serves: every stretch it names
-// exists, the block and the turns since fit the budget, and its best
-// stretches score at least (1 − Stability) of what a rebuild would bring.
-func (m *Memory) keep(rk *ranking, budget int) *kept {
-	sel := m.sel
-	if sel == nil || m.opt.Stability < 0 || sel.upto > len(m.turns) {
-		return nil
-	}
-	if sel.size+m.tailCost(sel.upto) > budget {
-		return nil
-	}
-	cut := m.cut()
-	_, picked := m.choose(rk, cut, m.capacity(budget, cut, 0), judged)
-	have, ok := m.strength(rk, sel)
-	if !ok || have < (1-m.opt.Stability)*m.freshStrength(rk, picked) {
-		return nil
-	}
-	return sel
-}
-
-// cut is where a rebuild's native tail starts: the newest turns that fit
-// the budget, at most lastTurns of them, and at least the newest one.
-func (m *Memory) cut() int {
-	n := len(m.turns)
-	cut, size := n, 0
-	for cut > 0 && n-cut < lastTurns {
-		next := size + m.nativeCost(cut-1)
-		if next > m.opt.Budget && cut < n {
-			break
-		}
-		cut--
-		size = next
-	}
-	return cut
-}
-
-// capacity is what a rebuild may spend on stretches, given the tail from cut
-// and reserve characters set aside.
-func (m *Memory) capacity(budget, cut, reserve int) int {
-	fill := budget
-	if m.opt.Stability >= 0 {
-		fill = int(float64(budget) * (1 - headroom))
-	}
-	return fill - m.tailCost(cut) - reserve - memoryFraming
-}
-
-// tailCost is the characters of turns from t on as native parts.
-func (m *Memory) tailCost(t int) int {
-	n := 0
-	for ; t < len(m.turns); t++ {
-		n += m.nativeCost(t)
-	}
-	return n
-}
-
-// rebuild makes a fresh selection for the ranking and keeps it.
-func (m *Memory) rebuild(rk *ranking, budget, reserve int) {
-	cut := m.cut()
-	keys, _ := m.choose(rk, cut, m.capacity(budget, cut, reserve), 0)
-	sel := &kept{keys: keys, ends: make([]int, len(keys)), upto: cut}
-	for i, k := range keys {
-		sel.ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
-	}
-	sel.block, sel.size = m.renderBlock(sel.keys, sel.ends)
-	m.sel = sel
-}
-
-// included lists the first turn of each stretch the current selection shows,
-// in the block or natively.
-func (m *Memory) included() []int {
-	var inc []int
-	for i, k := range m.sel.keys {
-		for s := m.stretchOf(k); s < len(m.str) && m.str[s].start < m.sel.ends[i]; s++ {
-			inc = append(inc, m.str[s].start)
-		}
-	}
-	if m.sel.upto < len(m.turns) {
-		for s := m.stretchOf(m.sel.upto); s < len(m.str); s++ {
-			if k := m.str[s].start; len(inc) == 0 || inc[len(inc)-1] != k {
-				inc = append(inc, k)
-			}
-		}
-	}
-	return inc
 }
 
 // merge groups consecutive parts of one role into one message.
@@ -525,8 +432,8 @@ func dateLine(t *turn) string {
 }
 
 // newDay reports whether turn t starts a new day after turn t-1.
-func (m *Memory) newDay(t int) bool {
-	cur, prev := m.turns[t].Time, m.turns[t-1].Time
+func (c *conversation) newDay(t int) bool {
+	cur, prev := c.turns[t].Time, c.turns[t-1].Time
 	if cur.IsZero() {
 		return false
 	}
@@ -539,19 +446,19 @@ func (m *Memory) newDay(t int) bool {
 }
 
 // lineCost is what turn t adds to a stretch starting at a in the block.
-func (m *Memory) lineCost(a, t int) int {
-	n := int(m.turns[t].line)
-	if t == a || m.newDay(t) {
-		n += utf8.RuneCountInString(dateLine(&m.turns[t]))
+func (c *conversation) lineCost(a, t int) int {
+	n := int(c.turns[t].line)
+	if t == a || c.newDay(t) {
+		n += utf8.RuneCountInString(dateLine(&c.turns[t]))
 	}
 	return n
 }
 
 // sizeOf is the characters turns [a, b) take in the block as one stretch.
-func (m *Memory) sizeOf(a, b int) int {
+func (c *conversation) sizeOf(a, b int) int {
 	n := 0
 	for t := a; t < b; t++ {
-		n += m.lineCost(a, t)
+		n += c.lineCost(a, t)
 	}
 	return n
 }
@@ -593,25 +500,17 @@ func (m *Memory) renderBlock(keys, ends []int) (string, int) {
 	return b.String(), size
 }
 
-// admit weighs the items against the conversation and returns those
-// admitted, best first: the items that outscore the conversation's best
-// stretch, less the margin.
-func (m *Memory) admit(ctx context.Context, query string, items []Item) ([]int, error) {
-	if len(items) == 0 {
-		return nil, nil
-	}
-	scores, best, err := m.weigh(ctx, query, items)
-	if err != nil {
-		return nil, err
-	}
+// admit returns the outside items admitted, best first: those that
+// outscore the conversation's best stretch, less the margin.
+func (m *Memory) admit(w weighing) []int {
 	var order []int
-	for i, s := range scores {
-		if s > 0 && s+m.opt.ExternalMargin > best {
+	for i, s := range w.scores {
+		if s > 0 && s+m.opt.ExternalMargin > w.best {
 			order = append(order, i)
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return scores[order[a]] > scores[order[b]] })
-	return order, nil
+	sort.SliceStable(order, func(a, b int) bool { return w.scores[order[a]] > w.scores[order[b]] })
+	return order
 }
 
 // renderExternal frames the admitted items that fit in room characters;
@@ -662,57 +561,4 @@ func sourceLabel(s string) string {
 		return "an unnamed source"
 	}
 	return s
-}
-
-// weigh scores the items and the conversation's stretches on one scale and
-// returns the items' scores with the best stretch's score, or why a
-// Retriever could not.
-func (m *Memory) weigh(ctx context.Context, query string, items []Item) ([]float64, float64, error) {
-	if m.opt.Retriever != nil {
-		docs := m.documents()
-		for i, it := range items {
-			docs = append(docs, Document{ID: uint64(i), Text: it.Text})
-		}
-		all, err := callRetriever(ctx, m.opt.Retriever, query, docs)
-		if err == nil && (len(all) != len(docs) || !finite(all)) {
-			err = fmt.Errorf("%w: %d scores for %d documents, or one not finite", ErrRetriever, len(all), len(docs))
-		}
-		if err != nil {
-			return nil, 0, fmt.Errorf("%w: outside material could not be weighed: %w", ErrExternal, err)
-		}
-		best := 0.0
-		for _, v := range all[:len(m.str)] {
-			best = max(best, v)
-		}
-		return all[len(m.str):], best, nil
-	}
-	extra := make([][]string, len(items))
-	for i, it := range items {
-		extra[i] = Terms(it.Text)
-	}
-	c := m.ix.corpus(extra)
-	q := m.ix.queryTerms(query, true)
-	scores := make([]float64, len(m.ix.slots))
-	open, touched := m.ix.score(c, q, scores, nil)
-	best := 0.0
-	if len(m.str) > 0 {
-		best = open
-	}
-	for _, s := range touched {
-		best = max(best, scores[s])
-	}
-	out := make([]float64, len(items))
-	for i := range items {
-		out[i] = m.ix.scoreDoc(c, q, extra[i])
-	}
-	return out, best, nil
-}
-
-func finite(xs []float64) bool {
-	for _, x := range xs {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
 }

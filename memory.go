@@ -22,7 +22,7 @@
 //     ends one), ranked against the query with BM25, and the best that fit
 //     are quoted chronologically in one memory block, each turn labelled
 //     with its speaker and each stretch with its date. The newest exchange
-//     follows as native messages.
+//     (the two newest turns) follows as native messages.
 //  3. Keep the selection still. Later queries reuse it while it still serves
 //     (Options.Stability) and the turns since follow it natively, so every
 //     part up to Result.StableUpto repeats byte for byte and the provider's
@@ -135,25 +135,70 @@ const (
 	// DefaultChunk is the size at which a stretch closes, in characters.
 	DefaultChunk = 1000
 	// DefaultStability keeps a selection until its best stretches score
-	// below 55% of what a fresh selection's would. Measured on a live replay
-	// of the LoCoMo dev conversations against questions asked in order:
-	// 0.6 costs 1,163 effective tokens a call and keeps 0.57 of the
-	// evidence in reach, 0.5 costs 1,200 for 0.67, 0.45 costs 1,226 for
-	// 0.72, 0.4 costs 1,281 for 0.77.
+	// below 55% of what a fresh selection's would (see Options.Stability).
 	DefaultStability = 0.45
 )
 
-// boundariesTimeout bounds how long Append waits for the Boundaries hook. A
-// variable only so tests can shorten it; it is never changed otherwise.
-var boundariesTimeout = 2 * time.Second
+// tuning is every number behind the rules that is a choice rather than a
+// consequence, in one place. Each Memory carries its own copy, so a test can
+// change one Memory's without touching any other's. The values in defaults
+// were chosen by measurement on the LoCoMo dev conversations; the README's
+// measured section gives the figures.
+type tuning struct {
+	// sessionGap is the pause after which a turn starts a new stretch,
+	// whatever the open one's size: talk resumed after a break is a new
+	// subject more often than not.
+	sessionGap time.Duration
+	// boundariesTimeout bounds how long Append waits for the Boundaries hook.
+	boundariesTimeout time.Duration
+	// neighbour is the share of the better adjacent stretch's score a
+	// stretch borrows when both belong to one sitting: a subject runs on
+	// across the size-made boundary between two stretches, so the talk
+	// beside a strong match is likelier to hold what the query needs.
+	neighbour float64
+	// headroom is the share of the budget a sticky rebuild leaves free, so
+	// the turns that follow can join the context for a while before the
+	// budget forces the next rebuild.
+	headroom float64
+	// lastTurns is how many of the newest turns follow a rebuilt memory
+	// block as native messages: the last exchange, so the dialogue keeps
+	// its thread.
+	lastTurns int
+	// judged is how many of a selection's best stretches decide whether it
+	// still serves: a model needs the few stretches that hold the answer,
+	// so the many weak matches a speaker's name brings must not prop up a
+	// stale one. At most maxJudged.
+	judged int
+	// smallQuery is the most postings a query may have for a fill to score
+	// them all at once rather than search: below it a pass over every
+	// posting costs less than the bookkeeping of pruning.
+	smallQuery int
+	// firstK is the size of the first pruned search: enough to cover a fill
+	// of the budget in stretches of the default size with room to pass over
+	// some. maxK is the deepest pruned search; past it a fill scores every
+	// posting.
+	firstK, maxK int
+}
 
-// sessionGap is the pause after which a turn starts a new stretch. On the
-// LoCoMo dev conversations, closing stretches at sitting boundaries as well
-// as by size raised evidence recall at 20,000 characters by about two points.
-const sessionGap = time.Hour
+// defaults is the tuning every Memory starts with.
+var defaults = tuning{
+	sessionGap:        time.Hour,
+	boundariesTimeout: 2 * time.Second,
+	neighbour:         0.2,
+	headroom:          0.2,
+	lastTurns:         2,
+	judged:            3,
+	smallQuery:        4096,
+	firstK:            48,
+	maxK:              4096,
+}
+
+// maxJudged bounds tuning.judged, so the strength of a selection is summed
+// without allocating.
+const maxJudged = 8
 
 // Options configures a Memory. The zero value is the recommended setup: a
-// 20,000-character budget, 800-character stretches and a sticky selection.
+// 20,000-character budget, 1,000-character stretches and a sticky selection.
 type Options struct {
 	// Budget is the most characters (Unicode code points) the composed
 	// context may hold, framing included, not counting the final query.
@@ -248,6 +293,15 @@ type stretch struct {
 	slot  int32 // index slot of a closed stretch; -1 while open
 }
 
+// conversation is the turns as appended and their grouping into stretches:
+// the state everything else in a Memory is derived from.
+type conversation struct {
+	turns []turn
+	str   []stretch
+	open  int // characters of the open stretch, for the chunk counter
+	total int // characters of all turns as native parts
+}
+
 // Memory is one conversation's memory: the turns verbatim, grouped into
 // stretches, indexed for the query, and the selection currently kept.
 //
@@ -255,28 +309,30 @@ type stretch struct {
 // holds an internal lock for its duration (Compose releases it while an
 // External source is consulted).
 type Memory struct {
-	mu         sync.Mutex
-	opt        Options
-	turns      []turn
-	str        []stretch
-	open       int // characters of the open stretch, for the chunk counter
-	total      int // characters of all turns as native parts
-	ix         *index
-	sel        *kept
-	scores     []float64 // scratch for a scoring pass, by index slot
-	heap       []hit     // scratch for ordering hits
-	mark       []bool    // scratch for spreading scores, by stretch
-	texts      []string  // stretch texts for a Retriever, by stretch; "" until built
-	mins       []int32   // smallest closed stretch size by block; see blockMins
-	maxs       []int32   // largest closed stretch size by block
-	minsOK     int       // leading entries of mins that are up to date
-	spreadCand []int     // scratch for bestSpread
-	rk         ranking   // the built-in ranking of the current query
+	mu           sync.Mutex
+	opt          Options
+	tune         tuning
+	ranker       ranker     // the Retriever or the built-in BM25, chosen once
+	conversation            // the turns and their stretches
+	ix           *index     // derived: the closed stretches' terms, and the open one's
+	sizes        sizeRanges // derived: stretch sizes by block
+	texts        []string   // derived: stretch texts for a Retriever, by stretch; "" until built
+	sel          *kept      // rule 3: the selection kept between calls
+	scratch                 // working space for one call
+}
+
+// scratch is a Memory's working space for one call: buffers kept only for
+// their capacity.
+type scratch struct {
+	heap   []hit   // ordering hits
+	mark   []bool  // spreading scores, by stretch
+	spread []int   // candidates of bestSpread
+	rk     ranking // the built-in ranking of the current query
 }
 
 // New returns an empty Memory configured by opts.
 func New(opts Options) *Memory {
-	return &Memory{opt: opts.normalized(), ix: newIndex()}
+	return &Memory{opt: opts.normalized(), tune: defaults, ix: newIndex(), ranker: newRanker(opts.Retriever)}
 }
 
 // Len returns the number of turns appended so far.
@@ -363,7 +419,7 @@ func (m *Memory) pause(when time.Time) bool {
 	if n == 0 || when.IsZero() || m.turns[n-1].Time.IsZero() {
 		return false
 	}
-	return when.Sub(m.turns[n-1].Time) >= sessionGap
+	return when.Sub(m.turns[n-1].Time) >= m.tune.sessionGap
 }
 
 func checkTurn(role Role, text string) error {
@@ -402,11 +458,12 @@ func (m *Memory) askBoundaries() ([]int, error) {
 	for i := range tail {
 		tail[i] = m.turns[start+i].Turn
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), boundariesTimeout)
+	timeout := m.tune.boundariesTimeout
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	points, err := guarded(ctx, func() ([]int, error) { return hook(tail), nil })
 	if errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("%w: no answer within %v", ErrBoundaries, boundariesTimeout)
+		return nil, fmt.Errorf("%w: no answer within %v", ErrBoundaries, timeout)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBoundaries, err)
@@ -428,7 +485,7 @@ func (m *Memory) askBoundaries() ([]int, error) {
 func (m *Memory) closeOpen(splits []int) {
 	last := len(m.str) - 1
 	start := m.str[last].start
-	m.sizesChanged(last)
+	m.sizes.changed(last)
 	if len(splits) == 0 {
 		k := m.ix.key(m.pieces(start, len(m.turns), start))
 		m.str[last].slot = m.ix.closeOpen(k, int32(last))
@@ -451,32 +508,32 @@ func (m *Memory) closeOpen(splits []int) {
 // after the date line the block writes above it, if it names a day. A stretch's indexed
 // text is its pieces joined by newlines, so a question that names a date
 // can find the talk of that day.
-func (m *Memory) pieces(a, b, start int) func(yield func(string)) {
+func (c *conversation) pieces(a, b, start int) func(yield func(string)) {
 	return func(yield func(string)) {
 		for t := a; t < b; t++ {
-			if tt := &m.turns[t]; !tt.Time.IsZero() && (t == start || m.newDay(t)) {
+			if tt := &c.turns[t]; !tt.Time.IsZero() && (t == start || c.newDay(t)) {
 				yield(dateLine(tt) + tt.shown)
 				continue
 			}
-			yield(m.turns[t].shown)
+			yield(c.turns[t].shown)
 		}
 	}
 }
 
 // stretchEnd returns the end (exclusive) of stretch i.
-func (m *Memory) stretchEnd(i int) int {
-	if i+1 < len(m.str) {
-		return m.str[i+1].start
+func (c *conversation) stretchEnd(i int) int {
+	if i+1 < len(c.str) {
+		return c.str[i+1].start
 	}
-	return len(m.turns)
+	return len(c.turns)
 }
 
 // stretchOf returns the stretch holding turn t.
-func (m *Memory) stretchOf(t int) int {
-	lo, hi := 0, len(m.str)
+func (c *conversation) stretchOf(t int) int {
+	lo, hi := 0, len(c.str)
 	for lo < hi {
 		mid := (lo + hi) / 2
-		if m.str[mid].start <= t {
+		if c.str[mid].start <= t {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -504,7 +561,7 @@ func (m *Memory) Redact(i int) error {
 	s := m.stretchOf(i)
 	a, b := m.str[s].start, m.stretchEnd(s)
 	m.str[s].size = m.sizeOf(a, b)
-	m.sizesChanged(s)
+	m.sizes.changed(s)
 	if s == len(m.str)-1 && m.str[s].slot < 0 {
 		m.ix.resetOpen()
 		m.pieces(a, b, a)(m.ix.addOpen)
@@ -531,7 +588,7 @@ func (m *Memory) restretch(bounds []int) {
 		}
 	}
 	m.ix.resetOpen()
-	m.sizesChanged(0)
+	m.sizes.changed(0)
 	m.str = make([]stretch, 0, len(bounds))
 	for i, a := range bounds {
 		b := len(m.turns)
@@ -559,10 +616,10 @@ func (m *Memory) restretch(bounds []int) {
 }
 
 // runes is the characters of turns [a, b) as shown, for the chunk counter.
-func (m *Memory) runes(a, b int) int {
+func (c *conversation) runes(a, b int) int {
 	n := 0
 	for t := a; t < b; t++ {
-		n += int(m.turns[t].runes)
+		n += int(c.turns[t].runes)
 	}
 	return n
 }

@@ -598,9 +598,6 @@ func relConcurrent(t *testing.T, opts Options) {
 // --- faults from collaborators ----------------------------------------------
 
 func TestBoundariesFaults(t *testing.T) {
-	old := boundariesTimeout
-	boundariesTimeout = 50 * time.Millisecond
-	t.Cleanup(func() { boundariesTimeout = old })
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 
@@ -633,6 +630,7 @@ func TestBoundariesFaults(t *testing.T) {
 			}
 			opts := Options{Budget: 300, Chunk: 50, Boundaries: hook}
 			m := New(opts)
+			m.tune.boundariesTimeout = 50 * time.Millisecond
 			ctx := context.Background()
 			for i := range 12 {
 				_, err := m.Append([]Role{User, Assistant}[i%2], fmt.Sprintf("turn %d talks about topic %d at some length", i, i%3))

@@ -4,19 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 )
-
-// headroom is the share of the budget a sticky rebuild leaves free, so the
-// turns that follow can join the context as native messages for a while
-// before the budget forces the next rebuild.
-const headroom = 0.2
-
-// lastTurns is how many of the newest turns follow the memory block as native
-// messages after a rebuild: the last exchange, so the dialogue keeps its
-// thread.
-const lastTurns = 2
 
 // kept is the selection a composition is built from between rebuilds.
 // Identity is by each stretch's first turn, so a rewrite of the boundaries
@@ -32,53 +21,38 @@ type kept struct {
 // ranking is one query's score for every stretch: computed on demand for
 // the built-in BM25, all at once for a Retriever.
 type ranking struct {
+	m      *Memory
 	q      *query    // built-in BM25
 	open   float64   // built-in BM25: the open stretch
 	custom []float64 // Retriever: by stretch
 	hits   []hit     // Retriever: stretches with a positive score
 }
 
-// hit is a stretch with its score for the query.
-type hit struct {
-	s int
-	v float64
-}
-
-// before orders hits best first, newer first on ties.
-func (a hit) before(b hit) bool { return a.v > b.v || a.v == b.v && a.s > b.s }
-
-// neighbour is the share of the better adjacent stretch's score a stretch
-// borrows when both belong to one sitting. A subject runs on across the
-// size-made boundary between two stretches, so the talk beside a strong
-// match is likelier to hold what the query needs than talk elsewhere. On
-// the LoCoMo dev conversations it raised fresh evidence recall at 20,000
-// characters from 0.898 to 0.905 (10,000: 0.857 to 0.859; 5,000: 0.802 to
-// 0.805).
-const neighbour = 0.2
-
 // score is stretch s's score for the ranking: its own, plus what it borrows
 // from its neighbours.
-func (m *Memory) score(rk *ranking, s int) float64 {
+func (rk *ranking) score(s int) float64 {
+	m := rk.m
 	nb := 0.0
 	if s > 0 && m.sameSitting(s-1) {
-		nb = max(nb, m.own(rk, s-1))
+		nb = max(nb, rk.own(s-1))
 	}
 	if s+1 < len(m.str) && m.sameSitting(s) {
-		nb = max(nb, m.own(rk, s+1))
+		nb = max(nb, rk.own(s+1))
 	}
-	return m.own(rk, s) + neighbour*nb
+	return rk.own(s) + m.tune.neighbour*nb
 }
 
 // sameSitting reports whether stretch s+1 follows stretch s without a pause.
 func (m *Memory) sameSitting(s int) bool {
 	b := m.str[s+1].start
 	p, q := m.turns[b-1].Time, m.turns[b].Time
-	return p.IsZero() || q.IsZero() || q.Sub(p) < sessionGap
+	return p.IsZero() || q.IsZero() || q.Sub(p) < m.tune.sessionGap
 }
 
 // spread adds to the hits the neighbours that borrow a score from them, and
 // sets every hit's value to its full score.
-func (m *Memory) spread(rk *ranking) {
+func (rk *ranking) spread() {
+	m := rk.m
 	if len(m.mark) < len(m.str) {
 		m.mark = make([]bool, len(m.str))
 	}
@@ -99,12 +73,13 @@ func (m *Memory) spread(rk *ranking) {
 	}
 	for i := range rk.hits {
 		m.mark[rk.hits[i].s] = false
-		rk.hits[i].v = m.score(rk, rk.hits[i].s)
+		rk.hits[i].v = rk.score(rk.hits[i].s)
 	}
 }
 
 // own is stretch s's score for the ranking, by its own words alone.
-func (m *Memory) own(rk *ranking, s int) float64 {
+func (rk *ranking) own(s int) float64 {
+	m := rk.m
 	switch {
 	case rk.custom != nil:
 		return rk.custom[s]
@@ -115,23 +90,129 @@ func (m *Memory) own(rk *ranking, s int) float64 {
 	}
 }
 
-// rank prepares the query's ranking of the stretches. The built-in BM25
-// scores a stretch only when asked (see choose): a composition needs the
-// few best stretches and the scores of the ones it shows, not a score for
-// every stretch of the conversation.
-func (m *Memory) rank(ctx context.Context, query string) (*ranking, error) {
-	if m.opt.Retriever != nil {
-		return m.rankCustom(ctx, query)
+// weighing is how outside items compare with the conversation for a
+// query: each item's score, and the best stretch's on the same scale.
+type weighing struct {
+	scores []float64
+	best   float64
+	err    error // why the items could not be weighed; wraps ErrExternal
+}
+
+// ranker scores the stretches for a query and weighs outside items
+// against them, on one scale: the built-in BM25, or a Retriever. It is
+// chosen once, when the Memory is made, and called once per composition.
+// The ranking it returns is nil when over is false: the whole history fits
+// and nothing needs ranking.
+type ranker interface {
+	rank(ctx context.Context, m *Memory, query string, items []Item, over bool) (*ranking, weighing, error)
+}
+
+func newRanker(r Retriever) ranker {
+	if r != nil {
+		return retrieverRanker{r}
 	}
+	return bm25Ranker{}
+}
+
+// bm25Ranker is the built-in ranking. It scores a stretch only when asked
+// (see choose): a composition needs the few best stretches and the scores
+// of the ones it shows, not a score for every stretch of the conversation.
+type bm25Ranker struct{}
+
+func (b bm25Ranker) rank(_ context.Context, m *Memory, query string, items []Item, over bool) (*ranking, weighing, error) {
+	var rk *ranking
+	if over {
+		rk = b.ranking(m, query)
+	}
+	var w weighing
+	if len(items) > 0 {
+		// Outside items join the corpus statistics: one idf table for all.
+		extra := make([][]string, len(items))
+		for i, it := range items {
+			extra[i] = Terms(it.Text)
+		}
+		w.scores, w.best = m.ix.weigh(query, extra, len(m.str) > 0)
+	}
+	return rk, w, nil
+}
+
+// ranking prepares the built-in ranking of the stretches for the query.
+func (bm25Ranker) ranking(m *Memory, query string) *ranking {
 	q := m.ix.prepare(query)
-	m.rk = ranking{q: q, open: q.open}
-	return &m.rk, nil
+	m.rk = ranking{m: m, q: q, open: q.open}
+	return &m.rk
+}
+
+// retrieverRanker ranks with the caller's Retriever. The outside items are
+// passed after the stretches in the same call. If that call fails while
+// there are items, they are given up: below the budget nothing else needed
+// ranking, and above it the stretches are asked for again alone, so
+// material the Retriever cannot handle never costs the conversation its
+// context.
+type retrieverRanker struct{ r Retriever }
+
+func (rr retrieverRanker) rank(ctx context.Context, m *Memory, query string, items []Item, over bool) (*ranking, weighing, error) {
+	if !over && len(items) == 0 {
+		return nil, weighing{}, nil
+	}
+	docs := rr.documents(m)
+	n := len(docs)
+	for i, it := range items {
+		docs = append(docs, Document{ID: uint64(i), Text: it.Text})
+	}
+	scores, err := rr.score(ctx, query, docs)
+	var w weighing
+	switch {
+	case err != nil && len(items) > 0:
+		w.err = fmt.Errorf("%w: outside material could not be weighed: %w", ErrExternal, err)
+		if over {
+			scores, err = rr.score(ctx, query, docs[:n])
+		}
+	case len(items) > 0:
+		w.scores = scores[n:]
+		for _, v := range scores[:n] {
+			w.best = max(w.best, v)
+		}
+	}
+	if !over {
+		return nil, w, nil
+	}
+	if err != nil {
+		return nil, weighing{}, err
+	}
+	rk := &ranking{m: m, custom: scores[:n]}
+	for s, v := range rk.custom {
+		if v > 0 {
+			rk.hits = append(rk.hits, hit{s, v})
+		}
+	}
+	rk.spread()
+	return rk, w, nil
+}
+
+// score asks the Retriever to score docs, so that a panic or a call that
+// outlives ctx comes back as an error, and checks that it answered with one
+// finite score each.
+func (rr retrieverRanker) score(ctx context.Context, query string, docs []Document) ([]float64, error) {
+	scores, err := guarded(ctx, func() ([]float64, error) { return rr.r.Score(ctx, query, docs) })
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRetriever, err)
+	}
+	if len(scores) != len(docs) {
+		return nil, fmt.Errorf("%w: %d scores for %d documents", ErrRetriever, len(scores), len(docs))
+	}
+	for i, v := range scores {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%w: score %v for document %d", ErrRetriever, v, i)
+		}
+	}
+	return scores, nil
 }
 
 // documents returns the stretch texts as a Retriever sees them, building
 // each closed stretch's text once. The open stretch's text is built afresh
 // and never cached: it grows, and may be split, before it closes.
-func (m *Memory) documents() []Document {
+func (retrieverRanker) documents(m *Memory) []Document {
 	if len(m.texts) > len(m.str) {
 		m.texts = nil
 	}
@@ -153,9 +234,9 @@ func (m *Memory) documents() []Document {
 }
 
 // joined is the indexed text of the stretch [a, b).
-func (m *Memory) joined(a, b int) string {
+func (c *conversation) joined(a, b int) string {
 	var buf []byte
-	m.pieces(a, b, a)(func(p string) {
+	c.pieces(a, b, a)(func(p string) {
 		if len(buf) > 0 {
 			buf = append(buf, '\n')
 		}
@@ -164,44 +245,14 @@ func (m *Memory) joined(a, b int) string {
 	return string(buf)
 }
 
-func (m *Memory) rankCustom(ctx context.Context, query string) (*ranking, error) {
-	scores, err := callRetriever(ctx, m.opt.Retriever, query, m.documents())
-	if err != nil {
-		return nil, err
-	}
-	if len(scores) != len(m.str) {
-		return nil, fmt.Errorf("%w: %d scores for %d documents", ErrRetriever, len(scores), len(m.str))
-	}
-	rk := &ranking{custom: scores}
-	for s, v := range scores {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("%w: score %v for document %d", ErrRetriever, v, s)
-		}
-		if v > 0 {
-			rk.hits = append(rk.hits, hit{s, v})
-		}
-	}
-	m.spread(rk)
-	return rk, nil
-}
-
-// callRetriever runs the Retriever so that a panic or a call that outlives
-// ctx comes back as an error.
-func callRetriever(ctx context.Context, r Retriever, query string, docs []Document) ([]float64, error) {
-	scores, err := guarded(ctx, func() ([]float64, error) { return r.Score(ctx, query, docs) })
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRetriever, err)
-	}
-	return scores, nil
-}
-
 // order returns the stretches in the order a greedy fill considers them:
 // positive scores best first (newer first on ties), then the rest newest
 // first, so a budget the query cannot fill goes to recent talk. It serves a
 // Retriever's ranking; the built-in one is walked by chooseBM25. The hits are
 // drawn from a heap, so a fill that stops after a few dozen stretches pays
 // for those, not for sorting every stretch the query touched.
-func (m *Memory) order(rk *ranking) func(yield func(int) bool) {
+func (rk *ranking) order() func(yield func(int) bool) {
+	m := rk.m
 	return func(yield func(int) bool) {
 		h := append(m.heap[:0], rk.hits...)
 		for i := len(h)/2 - 1; i >= 0; i-- {
@@ -219,27 +270,10 @@ func (m *Memory) order(rk *ranking) func(yield func(int) bool) {
 			}
 		}
 		for s := len(m.str) - 1; s >= 0; s-- {
-			if m.score(rk, s) <= 0 && !yield(s) {
+			if rk.score(s) <= 0 && !yield(s) {
 				return
 			}
 		}
-	}
-}
-
-func siftDown(h []hit, i int) {
-	for {
-		best, l, r := i, 2*i+1, 2*i+2
-		if l < len(h) && h[l].before(h[best]) {
-			best = l
-		}
-		if r < len(h) && h[r].before(h[best]) {
-			best = r
-		}
-		if best == i {
-			return
-		}
-		h[i], h[best] = h[best], h[i]
-		i = best
 	}
 }
 
@@ -247,11 +281,12 @@ func siftDown(h []hit, i int) {
 // upto, each cut at upto. It returns their first turns ascending, and the
 // stretches with a positive score in the order they were picked, best first.
 // A positive limit stops it once that many have been picked.
-func (m *Memory) choose(rk *ranking, upto, capacity, limit int) (keys, picked []int) {
+func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
+	m := rk.m
 	if rk.q != nil {
-		return m.chooseBM25(rk, upto, capacity, limit)
+		return rk.chooseBM25(upto, capacity, limit)
 	}
-	for s := range m.order(rk) {
+	for s := range rk.order() {
 		if limit > 0 && len(picked) == limit {
 			break
 		}
@@ -271,7 +306,7 @@ func (m *Memory) choose(rk *ranking, upto, capacity, limit int) (keys, picked []
 		}
 		capacity -= size
 		keys = append(keys, a)
-		if m.score(rk, s) > 0 {
+		if rk.score(s) > 0 {
 			picked = append(picked, s)
 		}
 	}
@@ -279,16 +314,14 @@ func (m *Memory) choose(rk *ranking, upto, capacity, limit int) (keys, picked []
 	return keys, picked
 }
 
-// judged is how many of a selection's best stretches decide whether it
-// still serves: a model needs the few stretches that hold the answer, so the
-// many weak matches a speaker's name brings must not prop up a stale one.
-const judged = 3
-
 // strength is the summed score of the judged best stretches a kept
 // selection shows, in its block or in the turns that follow it; ok is false
 // when a stretch it names no longer exists.
-func (m *Memory) strength(rk *ranking, sel *kept) (float64, bool) {
-	var best [judged]float64
+func (rk *ranking) strength(sel *kept) (float64, bool) {
+	m := rk.m
+	judged := m.tune.judged
+	var buf [maxJudged]float64
+	best := buf[:judged]
 	push := func(v float64) {
 		for i := range best {
 			if v > best[i] {
@@ -303,21 +336,25 @@ func (m *Memory) strength(rk *ranking, sel *kept) (float64, bool) {
 		if s < 0 || m.str[s].start != k {
 			return 0, false
 		}
-		push(m.score(rk, s))
+		push(rk.score(s))
 	}
 	if sel.upto < len(m.turns) {
 		for s := m.stretchOf(sel.upto); s < len(m.str); s++ {
-			push(m.score(rk, s))
+			push(rk.score(s))
 		}
 	}
-	return best[0] + best[1] + best[2], true
+	total := 0.0
+	for _, v := range best {
+		total += v
+	}
+	return total, true
 }
 
 // freshStrength is the same measure for the stretches a rebuild would pick.
-func (m *Memory) freshStrength(rk *ranking, picked []int) float64 {
+func (rk *ranking) freshStrength(picked []int) float64 {
 	total := 0.0
-	for i := 0; i < judged && i < len(picked); i++ {
-		total += m.score(rk, picked[i])
+	for i := 0; i < rk.m.tune.judged && i < len(picked); i++ {
+		total += rk.score(picked[i])
 	}
 	return total
 }
@@ -327,8 +364,9 @@ func (m *Memory) freshStrength(rk *ranking, picked []int) float64 {
 // asks the index only for the next stretch in that order that fits, so a
 // fill pays for the few dozen stretches near the top and for the small ones
 // that close the last gap, not for scoring and ordering the conversation.
-func (m *Memory) chooseBM25(rk *ranking, upto, capacity, limit int) (keys, picked []int) {
-	f := m.newFill(rk, upto, limit > 0)
+func (rk *ranking) chooseBM25(upto, capacity, limit int) (keys, picked []int) {
+	m := rk.m
+	f := rk.newFill(upto, limit > 0)
 	for {
 		if limit > 0 && len(picked) == limit {
 			break
@@ -364,7 +402,6 @@ func (m *Memory) chooseBM25(rk *ranking, upto, capacity, limit int) (keys, picke
 // best search found every stretch with a positive score, the stretches with
 // none follow newest first.
 type picker struct {
-	m        *Memory
 	rk       *ranking
 	q        *query
 	lim      int // closed stretches [0, lim) end by upto and are the index's candidates
@@ -390,22 +427,11 @@ const (
 	fillDone         // the stream held everything there was
 )
 
-// smallQuery is the most postings a query may have for a fill to score
-// them all at once rather than search: below it a pass over every posting
-// costs less than the bookkeeping of pruning. A variable so tests can
-// send small memories down the search.
-var smallQuery = 4096
-
-// firstK is the size of the first pruned search: enough to cover a fill of
-// the budget in stretches of the default size with room to pass over some.
-// maxK is the deepest pruned search; past it a fill scores every posting.
-// They are variables so tests can send fills down every path.
-var firstK, maxK = 48, 4096
-
-func (m *Memory) newFill(rk *ranking, upto int, positive bool) *picker {
-	f := &picker{m: m, rk: rk, q: rk.q, k: firstK, positive: positive}
+func (rk *ranking) newFill(upto int, positive bool) *picker {
+	m := rk.m
+	f := &picker{rk: rk, q: rk.q, k: rk.m.tune.firstK, positive: positive}
 	if positive {
-		f.k = judged
+		f.k = rk.m.tune.judged
 	}
 	n := len(m.str)
 	if n == 0 {
@@ -419,10 +445,10 @@ func (m *Memory) newFill(rk *ranking, upto int, positive bool) *picker {
 	f.lim = min(hold, n-1)
 	switch {
 	case hold < n && m.str[hold].start < upto:
-		f.special, f.hasSp = hit{hold, m.score(rk, hold)}, true
+		f.special, f.hasSp = hit{hold, rk.score(hold)}, true
 		f.spSize = m.sizeOf(m.str[hold].start, upto)
 	case hold == n:
-		f.special, f.hasSp = hit{n - 1, m.score(rk, n-1)}, true
+		f.special, f.hasSp = hit{n - 1, rk.score(n - 1)}, true
 		f.spSize = m.str[n-1].size
 	}
 	f.zs = f.lim
@@ -436,7 +462,7 @@ func (f *picker) size(s int) int {
 	if f.hasSp && s == f.special.s {
 		return f.spSize
 	}
-	return f.m.str[s].size
+	return f.rk.m.str[s].size
 }
 
 func (f *picker) next(room int) (hit, int, bool) {
@@ -474,7 +500,7 @@ func (f *picker) next(room int) (hit, int, bool) {
 		case fillMore:
 			if !f.few(room) {
 				f.k *= 4
-				if f.k > maxK {
+				if f.k > f.rk.m.tune.maxK {
 					f.all(room)
 				} else {
 					f.search(room)
@@ -487,12 +513,11 @@ func (f *picker) next(room int) (hit, int, bool) {
 // search makes the stream the k best positive stretches that fit room and
 // come after the last, with the special one where it ranks among them.
 func (f *picker) search(room int) {
-	m := f.m
-	if f.state == fillStart && f.q.postings() <= smallQuery {
+	if f.state == fillStart && f.q.postings() <= f.rk.m.tune.smallQuery {
 		f.all(room)
 		return
 	}
-	found, complete := m.bestSpread(f.rk, f.lim, room, f.k, f.stream[:0])
+	found, complete := f.rk.bestSpread(f.lim, room, f.k, f.stream[:0])
 	st := found[:0]
 	for _, h := range found {
 		if f.after(h) {
@@ -516,9 +541,9 @@ func (f *picker) search(room int) {
 // there are few enough of them to score one by one for less than a pass
 // over the query's postings; it reports whether it did.
 func (f *picker) few(room int) bool {
-	m := f.m
+	m := f.rk.m
 	budget := f.q.postings() / (8 * max(1, len(f.q.terms)))
-	mins := m.blockMins()
+	mins, _ := m.sizes.update(m.str)
 	var cand []int32
 	var who []int
 	for b, lo := range mins {
@@ -544,7 +569,7 @@ func (f *picker) few(room int) bool {
 	f.q.scoreMany(m.ix.ascending(cand))
 	st := f.stream[:0]
 	for _, s := range who {
-		if h := (hit{s, m.score(f.rk, s)}); f.after(h) {
+		if h := (hit{s, f.rk.score(s)}); f.after(h) {
 			st = append(st, h)
 		}
 	}
@@ -555,14 +580,14 @@ func (f *picker) few(room int) bool {
 // all makes the stream every stretch still to come that fits room, scoring
 // every posting of the query.
 func (f *picker) all(room int) {
-	m := f.m
-	m.scoreAll(f.q)
+	m := f.rk.m
+	m.ix.scoreAll(f.q)
 	st := f.stream[:0]
 	for s := 0; s < f.lim; s++ {
 		if m.str[s].size > room {
 			continue
 		}
-		if h := (hit{s, m.score(f.rk, s)}); f.after(h) {
+		if h := (hit{s, f.rk.score(s)}); f.after(h) {
 			st = append(st, h)
 		}
 	}
@@ -583,13 +608,13 @@ func (f *picker) finish(st []hit, room int) {
 // nextZero hands out the next stretch with no score, newest first, once
 // every stretch with one has been handed out or passed over.
 func (f *picker) nextZero(room int) (hit, int, bool) {
-	m := f.m
+	m := f.rk.m
 	// The special stretch is newer than any stretch of the index.
 	if f.hasSp && f.special.v <= 0 && f.spSize <= room && f.after(f.special) {
 		f.last, f.started = f.special, true
 		return f.special, f.spSize, true
 	}
-	mins := m.blockMins()
+	mins, _ := m.sizes.update(m.str)
 	for s := f.zs - 1; s >= 0; s-- {
 		if b := s / sizeBlock; int(mins[b]) > room {
 			s = b * sizeBlock // skip the block
@@ -598,7 +623,7 @@ func (f *picker) nextZero(room int) (hit, int, bool) {
 		if m.str[s].size > room {
 			continue
 		}
-		if v := m.score(f.rk, s); v <= 0 {
+		if v := f.rk.score(s); v <= 0 {
 			f.zs = s
 			h := hit{s, v}
 			f.last, f.started = h, true
@@ -610,58 +635,57 @@ func (f *picker) nextZero(room int) (hit, int, bool) {
 	return hit{}, 0, false
 }
 
-func sortHits(h []hit) {
-	slices.SortFunc(h, func(a, b hit) int {
-		if a.before(b) {
-			return -1
-		}
-		if b.before(a) {
-			return 1
-		}
-		return 0
-	})
-}
-
 // sizeBlock is how many closed stretches share one entry of the size
 // minima, which let a fill skip past stretches too large for its room.
 const sizeBlock = 64
 
-// sizesChanged records that stretch s and later ones changed size or
-// closed.
-func (m *Memory) sizesChanged(s int) {
-	m.minsOK = min(m.minsOK, max(0, s)/sizeBlock)
+// sizeRanges keeps the smallest and the largest size of each block of
+// sizeBlock closed stretches, brought up to date when asked, so a fill can
+// skip past stretches too large for its room without looking at each.
+type sizeRanges struct {
+	mins, maxs []int32
+	ok         int // leading blocks that are up to date
 }
 
-// blockMins returns, by block of sizeBlock closed stretches, the smallest
-// size in it.
-func (m *Memory) blockMins() []int32 {
-	m.sizeBlocks()
-	return m.mins
+// changed records that stretch s and later ones changed size or closed.
+func (z *sizeRanges) changed(s int) {
+	z.ok = min(z.ok, max(0, s)/sizeBlock)
 }
 
-// blockMaxs returns, by block of sizeBlock closed stretches, the largest
-// size in it.
-func (m *Memory) blockMaxs() []int32 {
-	m.sizeBlocks()
-	return m.maxs
-}
-
-func (m *Memory) sizeBlocks() {
-	closed := max(0, len(m.str)-1)
+// update brings the blocks up to date with the closed stretches of str and
+// returns the minima and maxima.
+func (z *sizeRanges) update(str []stretch) (mins, maxs []int32) {
+	closed := max(0, len(str)-1)
 	nb := (closed + sizeBlock - 1) / sizeBlock
-	if m.minsOK > nb {
-		m.minsOK = nb
-	}
-	m.mins, m.maxs = m.mins[:m.minsOK], m.maxs[:m.minsOK]
-	for b := m.minsOK; b < nb; b++ {
+	z.ok = min(z.ok, nb)
+	z.mins, z.maxs = z.mins[:z.ok], z.maxs[:z.ok]
+	for b := z.ok; b < nb; b++ {
 		lo, hi := int32(math.MaxInt32), int32(0)
 		for s := b * sizeBlock; s < min((b+1)*sizeBlock, closed); s++ {
-			size := int32(min(m.str[s].size, math.MaxInt32))
+			size := int32(min(str[s].size, math.MaxInt32))
 			lo, hi = min(lo, size), max(hi, size)
 		}
-		m.mins, m.maxs = append(m.mins, lo), append(m.maxs, hi)
+		z.mins, z.maxs = append(z.mins, lo), append(z.maxs, hi)
 	}
-	m.minsOK = nb
+	z.ok = nb
+	return z.mins, z.maxs
+}
+
+// oversized counts the closed stretches among str[:lim] larger than room.
+func (z *sizeRanges) oversized(str []stretch, lim, room int) int {
+	_, maxs := z.update(str)
+	count := 0
+	for b, hi := range maxs {
+		if int(hi) <= room {
+			continue
+		}
+		for s := b * sizeBlock; s < min((b+1)*sizeBlock, lim); s++ {
+			if str[s].size > room {
+				count++
+			}
+		}
+	}
+	return count
 }
 
 // bestSpread is best for the scores a fill ranks by, which add to a
@@ -675,16 +699,18 @@ func (m *Memory) sizeBlocks() {
 // stretch whose own score is at least θ/(1+neighbour); with the open
 // stretch and the neighbours of them all, those are scored in full, and
 // no stretch left out can reach the k best of them.
-func (m *Memory) bestSpread(rk *ranking, lim, room, k int, out []hit) ([]hit, bool) {
+func (rk *ranking) bestSpread(lim, room, k int, out []hit) ([]hit, bool) {
+	m := rk.m
 	n := len(m.str)
-	e := max(0, n-1-lim) + m.oversized(lim, room)
-	around, complete := m.best(rk.q, n-1, math.MaxInt, k+e, 1+neighbour, out[:0])
-	out = m.spreadAround(rk, around, lim, room)
+	e := max(0, n-1-lim) + m.sizes.oversized(m.str, lim, room)
+	closed := func(u int32) bool { return int(u) < n-1 }
+	around, complete := m.ix.best(rk.q, k+e, 1+m.tune.neighbour, closed, out[:0])
+	out = rk.spreadAround(around, lim, room)
 	if complete || len(out) < k {
 		// Every stretch with a positive own score, and so every one with a
 		// positive full score, was among them.
 		if !complete {
-			return m.bestAll(rk, lim, room, k, out)
+			return rk.bestAll(lim, room, k, out)
 		}
 		if len(out) > k {
 			return out[:k], false
@@ -694,32 +720,16 @@ func (m *Memory) bestSpread(rk *ranking, lim, room, k int, out []hit) ([]hit, bo
 	return out[:k], false
 }
 
-// oversized counts the closed stretches among [0, lim) larger than room.
-func (m *Memory) oversized(lim, room int) int {
-	maxs := m.blockMaxs()
-	count := 0
-	for b, hi := range maxs {
-		if int(hi) <= room {
-			continue
-		}
-		for s := b * sizeBlock; s < min((b+1)*sizeBlock, lim); s++ {
-			if m.str[s].size > room {
-				count++
-			}
-		}
-	}
-	return count
-}
-
 // spreadAround scores in full the given stretches, the open one and the
 // neighbours of them all in the same sitting, and returns those among
 // [0, lim) of size at most room with a positive score, best first.
-func (m *Memory) spreadAround(rk *ranking, around []hit, lim, room int) []hit {
+func (rk *ranking) spreadAround(around []hit, lim, room int) []hit {
+	m := rk.m
 	n := len(m.str)
 	if len(m.mark) < n {
 		m.mark = make([]bool, n)
 	}
-	cand := m.spreadCand[:0]
+	cand := m.spread[:0]
 	add := func(s int) {
 		if s >= 0 && s < n && !m.mark[s] {
 			m.mark[s] = true
@@ -751,23 +761,24 @@ func (m *Memory) spreadAround(rk *ranking, around []hit, lim, room int) []hit {
 	out := around[:0]
 	for _, s := range cand {
 		if s < lim && m.str[s].size <= room {
-			if v := m.score(rk, s); v > 0 {
+			if v := rk.score(s); v > 0 {
 				out = append(out, hit{s, v})
 			}
 		}
 	}
-	m.spreadCand = cand[:0]
+	m.spread = cand[:0]
 	sortHits(out)
 	return out
 }
 
 // bestAll is bestSpread by scoring every posting.
-func (m *Memory) bestAll(rk *ranking, lim, room, k int, out []hit) ([]hit, bool) {
-	m.scoreAll(rk.q)
+func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
+	m := rk.m
+	m.ix.scoreAll(rk.q)
 	out = out[:0]
 	for s := 0; s < lim; s++ {
 		if m.str[s].size <= room {
-			if v := m.score(rk, s); v > 0 {
+			if v := rk.score(s); v > 0 {
 				out = append(out, hit{s, v})
 			}
 		}
@@ -779,242 +790,100 @@ func (m *Memory) bestAll(rk *ranking, lim, room, k int, out []hit) ([]hit, bool)
 	return out, true
 }
 
-// scoreAll caches every closed slot's score for the query, from one pass
-// over every posting of its terms.
-func (m *Memory) scoreAll(q *query) {
-	ix := m.ix
-	if cap(m.scores) < len(ix.slots) {
-		m.scores = make([]float64, len(ix.slots), 2*len(ix.slots))
+// reselect applies rule 3 for a composition over the budget: the kept
+// selection stays if it still serves, else a fresh one replaces it. It
+// reports whether it rebuilt. reserve is what a rebuild must leave free for
+// outside material.
+func (m *Memory) reselect(rk *ranking, reserve int) bool {
+	if m.keep(rk, m.opt.Budget) != nil {
+		return false
 	}
-	scores := m.scores[:len(ix.slots)]
-	var touched []int32
-	_, touched = ix.score(q.c, q.terms, scores, ix.touched[:0])
-	for s := range ix.slots {
-		ix.mark[s], ix.cached[s] = q.epoch, scores[s]
-	}
-	for _, sl := range touched {
-		scores[sl] = 0
-	}
-	ix.touched = touched[:0]
+	m.rebuild(rk, m.opt.Budget, reserve)
+	return true
 }
 
-// best returns the k best closed stretches among [0, lim) whose size is at
-// most room and whose own score is positive, best first in choose's order,
-// and whether they are all such stretches there are. With reach r > 1 it
-// returns, untruncated, every such stretch whose own score is at least the
-// k-th best's divided by r (and maybe some just below).
-//
-// It is exact but does not score every posting (max-score pruning). Query
-// terms are taken in order of the most each can add to a text. While a
-// text holding none of the terms seen so far could still reach the k-th
-// best sum so far, every posting of the next term is added up. After that
-// only the texts already found can make the cut: each looks the remaining
-// terms up, best first, and stops as soon as what it has plus what the
-// rest could add falls short. The sums of this pass decide only what is
-// pruned; the texts that make the cut are scored again term by term in
-// query order, so scores and ties are those of a pass over every posting.
-func (m *Memory) best(q *query, lim, room, k int, reach float64, out []hit) ([]hit, bool) {
-	ix := q.ix
-	out = out[:0]
-	touched := ix.touched[:0]
-	eligible := 0
-	theta, top := 0.0, 0.0
-	j := 0
-	for ; j < len(q.byUB); j++ {
-		if eligible >= k && q.rest[j]*(1+boundSlack) < theta {
+// keep returns the kept selection if it still serves: every stretch it names
+// exists, the block and the turns since fit the budget, and its best
+// stretches score at least (1 − Stability) of what a rebuild would bring.
+func (m *Memory) keep(rk *ranking, budget int) *kept {
+	sel := m.sel
+	if sel == nil || m.opt.Stability < 0 || sel.upto > len(m.turns) {
+		return nil
+	}
+	if sel.size+m.tailCost(sel.upto) > budget {
+		return nil
+	}
+	cut := m.cut()
+	_, picked := rk.choose(cut, m.capacity(budget, cut, 0), m.tune.judged)
+	have, ok := rk.strength(sel)
+	if !ok || have < (1-m.opt.Stability)*rk.freshStrength(picked) {
+		return nil
+	}
+	return sel
+}
+
+// cut is where a rebuild's native tail starts: the newest turns that fit
+// the budget, at most lastTurns of them, and at least the newest one.
+func (m *Memory) cut() int {
+	n := len(m.turns)
+	cut, size := n, 0
+	for cut > 0 && n-cut < m.tune.lastTurns {
+		next := size + m.nativeCost(cut-1)
+		if next > m.opt.Budget && cut < n {
 			break
 		}
-		ti := q.byUB[j]
-		idf, avgdl := q.idf[ti], q.c.avgdl
-		for _, p := range ix.post[q.terms[ti].id] {
-			a := ix.acc[p.slot]
-			if a < 0 {
-				continue // seen, and no stretch of it can be taken
-			}
-			if a == 0 {
-				touched = append(touched, p.slot)
-				if !m.fits(p.slot, lim, room) {
-					ix.acc[p.slot] = -1
-					continue
-				}
-				eligible++
-			}
-			a += termScore(idf, float64(p.tf), float64(ix.lens[p.slot]), avgdl)
-			ix.acc[p.slot] = a
-			top = max(top, a)
-		}
-		if eligible >= k && q.rest[j+1]*(1+boundSlack)*reach < top {
-			theta = kthAcc(ix.acc, touched, k) / reach
-		}
+		cut--
+		size = next
 	}
-	cand := ix.cands[:0]
-	pruned := j < len(q.byUB)
-	for _, s := range touched {
-		if a := ix.acc[s]; a > 0 && (!pruned || (a+q.rest[j])*(1+boundSlack) >= theta) {
-			cand = append(cand, s)
-		}
-	}
-	if pruned {
-		cand = ix.ascending(cand)
-		cand = m.finishSums(q, cand, j, k, theta, reach)
-	}
-	all := !pruned && len(cand) <= k
-	if !all {
-		theta = kthAcc(ix.acc, cand, k) / reach
-		kept := cand[:0]
-		for _, s := range cand {
-			if ix.acc[s]*(1+boundSlack) >= theta {
-				kept = append(kept, s)
-			}
-		}
-		cand = kept
-	}
-	if !pruned {
-		cand = ix.ascending(cand)
-	}
-	for _, s := range touched {
-		ix.acc[s] = 0
-	}
-	ix.touched = touched[:0]
-	q.scoreMany(cand)
-	for _, s := range cand {
-		v := q.score(s)
-		for _, u := range ix.slots[s].users {
-			if int(u) < lim && m.str[u].size <= room {
-				out = append(out, hit{int(u), v})
-			}
-		}
-	}
-	ix.cands = cand[:0]
-	sortHits(out)
-	if len(out) > k {
-		all = false
-		if reach == 1 {
-			out = out[:k]
-		}
-	}
-	return out, all
+	return cut
 }
 
-// finishSums completes the sums of the candidates (ascending slots) over
-// the terms from byUB[j] on, each candidate looking the terms up best
-// first until its sum plus what the rest could add cannot reach theta,
-// which rises to the k-th best complete sum over reach. It returns the
-// candidates whose sums are complete; the others are out of the running.
-func (m *Memory) finishSums(q *query, cand []int32, j, k int, theta, reach float64) []int32 {
-	ix := q.ix
-	terms := len(q.byUB) - j
-	if cap(ix.cursor) < terms {
-		ix.cursor = make([]int, terms)
+// capacity is what a rebuild may spend on stretches, given the tail from cut
+// and reserve characters set aside.
+func (m *Memory) capacity(budget, cut, reserve int) int {
+	fill := budget
+	if m.opt.Stability >= 0 {
+		fill = int(float64(budget) * (1 - m.tune.headroom))
 	}
-	cursor := ix.cursor[:terms]
-	clear(cursor)
-	var buf [64]float64
-	heap := buf[:0] // the k best complete sums, smallest first
-	if k > len(buf) {
-		heap = make([]float64, 0, k)
+	return fill - m.tailCost(cut) - reserve - memoryFraming
+}
+
+// tailCost is the characters of turns from t on as native parts.
+func (m *Memory) tailCost(t int) int {
+	n := 0
+	for ; t < len(m.turns); t++ {
+		n += m.nativeCost(t)
 	}
-	done := cand[:0]
-	for _, s := range cand {
-		a := ix.acc[s]
-		complete := true
-		for t := 0; t < terms; t++ {
-			if (a+q.rest[j+t])*(1+boundSlack) < theta {
-				complete = false
-				break
+	return n
+}
+
+// rebuild makes a fresh selection for the ranking and keeps it.
+func (m *Memory) rebuild(rk *ranking, budget, reserve int) {
+	cut := m.cut()
+	keys, _ := rk.choose(cut, m.capacity(budget, cut, reserve), 0)
+	sel := &kept{keys: keys, ends: make([]int, len(keys)), upto: cut}
+	for i, k := range keys {
+		sel.ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
+	}
+	sel.block, sel.size = m.renderBlock(sel.keys, sel.ends)
+	m.sel = sel
+}
+
+// included lists the first turn of each stretch the current selection shows,
+// in the block or natively.
+func (m *Memory) included() []int {
+	var inc []int
+	for i, k := range m.sel.keys {
+		for s := m.stretchOf(k); s < len(m.str) && m.str[s].start < m.sel.ends[i]; s++ {
+			inc = append(inc, m.str[s].start)
+		}
+	}
+	if m.sel.upto < len(m.turns) {
+		for s := m.stretchOf(m.sel.upto); s < len(m.str); s++ {
+			if k := m.str[s].start; len(inc) == 0 || inc[len(inc)-1] != k {
+				inc = append(inc, k)
 			}
-			ti := q.byUB[j+t]
-			list := ix.post[q.terms[ti].id]
-			at := seek(list, cursor[t], s)
-			cursor[t] = at
-			if at < len(list) && list[at].slot == s {
-				a += termScore(q.idf[ti], float64(list[at].tf), float64(ix.lens[s]), q.c.avgdl)
-			}
-		}
-		ix.acc[s] = a
-		if !complete || a*(1+boundSlack) < theta {
-			continue
-		}
-		done = append(done, s)
-		if len(heap) < k {
-			heap = append(heap, a)
-			siftUpF(heap, len(heap)-1)
-		} else if a > heap[0] {
-			heap[0] = a
-			siftDownF(heap, 0)
-		}
-		if len(heap) == k {
-			theta = max(theta, heap[0]/reach)
 		}
 	}
-	return done
-}
-
-func siftUpF(h []float64, i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p] <= h[i] {
-			return
-		}
-		h[p], h[i] = h[i], h[p]
-		i = p
-	}
-}
-
-func siftDownF(h []float64, i int) {
-	for {
-		c := 2*i + 1
-		if c >= len(h) {
-			return
-		}
-		if c+1 < len(h) && h[c+1] < h[c] {
-			c++
-		}
-		if h[i] <= h[c] {
-			return
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-}
-
-// fits reports whether closed slot s holds a stretch among [0, lim) whose
-// size is at most room.
-func (m *Memory) fits(s int32, lim, room int) bool {
-	if u := m.ix.owner[s]; u >= 0 {
-		return int(u) < lim && m.str[u].size <= room
-	}
-	for _, u := range m.ix.slots[s].users {
-		if int(u) < lim && m.str[u].size <= room {
-			return true
-		}
-	}
-	return false
-}
-
-// kthAcc returns the k-th largest positive partial sum among the slots, or
-// 0 if there are fewer than k.
-func kthAcc(acc []float64, slots []int32, k int) float64 {
-	var buf [64]float64
-	h := buf[:0]
-	if k > len(buf) {
-		h = make([]float64, 0, k)
-	}
-	for _, s := range slots {
-		a := acc[s]
-		if a <= 0 {
-			continue
-		}
-		if len(h) < k {
-			h = append(h, a)
-			siftUpF(h, len(h)-1)
-		} else if a > h[0] {
-			h[0] = a
-			siftDownF(h, 0)
-		}
-	}
-	if len(h) < k {
-		return 0
-	}
-	return h[0]
+	return inc
 }

@@ -229,15 +229,11 @@ func BenchmarkSearch(b *testing.B) {
 		queries = append(queries, t.Text)
 	}
 	buf := make([]hit, 0, 64)
-	ctx := context.Background()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		rk, err := m.rank(ctx, queries[i%len(queries)])
-		if err != nil {
-			b.Fatal(err)
-		}
-		buf, _ = m.bestSpread(rk, len(m.str)-2, 16000, judged, buf[:0])
+		rk := bm25Ranker{}.ranking(m, queries[i%len(queries)])
+		buf, _ = rk.bestSpread(len(m.str)-2, 16000, m.tune.judged, buf[:0])
 	}
 }
 

@@ -83,7 +83,9 @@ func goldenQueries() []string {
 	)
 }
 
-func goldenCompositions(t *testing.T) []goldenRecord {
+// goldenCompositions composes every case; tune adjusts each Memory the
+// cases make, restored ones included, before it is used.
+func goldenCompositions(t *testing.T, tune func(*Memory)) []goldenRecord {
 	ctx := context.Background()
 	var out []goldenRecord
 	compose := func(name string, call int, m *Memory, q string) {
@@ -101,6 +103,7 @@ func goldenCompositions(t *testing.T) []goldenRecord {
 		{"fresh-3000-chunk-400", Options{Stability: -1, Budget: 3000, Chunk: 400}},
 	} {
 		m := New(c.opt)
+		tune(m)
 		fillTurns(m, chat(11, 700))
 		for i, q := range goldenQueries() {
 			compose(c.name, i, m, q)
@@ -112,12 +115,14 @@ func goldenCompositions(t *testing.T) []goldenRecord {
 	// stateless server's would; later a turn is redacted.
 	{
 		m := New(Options{})
+		tune(m)
 		for i, turn := range chat(12, 900) {
 			if i == 450 {
 				data, err := m.ToJSON()
 				require.NoError(t, err)
 				m, err = FromJSON(data, Options{})
 				require.NoError(t, err)
+				tune(m)
 			}
 			if i == 600 {
 				require.NoError(t, m.Redact(100))
@@ -138,6 +143,7 @@ func goldenCompositions(t *testing.T) []goldenRecord {
 			}
 			return []int{len(tail) / 2}
 		}})
+		tune(m)
 		for i, turn := range chat(13, 500) {
 			if turn.Role == User && i > 0 {
 				compose("sticky-0.9-boundaries", i, m, turn.Text)
@@ -160,6 +166,7 @@ func goldenCompositions(t *testing.T) []goldenRecord {
 			}, nil
 		})
 		m := New(Options{Stability: -1, External: src})
+		tune(m)
 		fillTurns(m, chat(15, 300))
 		for i, q := range goldenQueries() {
 			query = q
@@ -170,13 +177,12 @@ func goldenCompositions(t *testing.T) []goldenRecord {
 }
 
 func TestGoldenCompositions(t *testing.T) {
-	got := goldenCompositions(t)
+	t.Parallel()
+	got := goldenCompositions(t, func(*Memory) {})
 	// These memories are small enough that the built-in ranking scores
 	// every posting; the pruned search of long conversations must give
 	// the same compositions.
-	defer func(small int) { smallQuery = small }(smallQuery)
-	smallQuery = 0
-	searched := goldenCompositions(t)
+	searched := goldenCompositions(t, func(m *Memory) { m.tune.smallQuery = 0 })
 	require.Equal(t, got, searched, "pruned search against scoring every posting")
 	if *goldenUpdate {
 		var buf bytes.Buffer

@@ -1,7 +1,6 @@
 package byheart
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -32,7 +31,7 @@ func exhaustive(m *Memory, query string) []float64 {
 		if s+1 < len(own) && m.sameSitting(s) {
 			nb = max(nb, own[s+1])
 		}
-		out[s] = own[s] + neighbour*nb
+		out[s] = own[s] + m.tune.neighbour*nb
 	}
 	return out
 }
@@ -185,14 +184,14 @@ func rankQueries(m *Memory, seed uint64) []string {
 
 func TestRankingMatchesExhaustive(t *testing.T) {
 	shapes := rankShapes(t)
-	defer func(first, most, small int) { firstK, maxK, smallQuery = first, most, small }(firstK, maxK, smallQuery)
 	// The defaults; then every query searched, as a long conversation's
 	// are; then searches so shallow that fills go deeper, score stretches
 	// one by one and fall back to scoring every posting.
-	for _, depth := range [][3]int{{firstK, maxK, smallQuery}, {firstK, maxK, 0}, {1, 4, 0}, {2, 1 << 30, 0}} {
-		firstK, maxK, smallQuery = depth[0], depth[1], depth[2]
+	d := defaults
+	for _, depth := range [][3]int{{d.firstK, d.maxK, d.smallQuery}, {d.firstK, d.maxK, 0}, {1, 4, 0}, {2, 1 << 30, 0}} {
 		for name, m := range shapes {
 			t.Run(fmt.Sprintf("%s/k=%d-%d-%d", name, depth[0], depth[1], depth[2]), func(t *testing.T) {
+				m.tune.firstK, m.tune.maxK, m.tune.smallQuery = depth[0], depth[1], depth[2]
 				testRanking(t, m)
 			})
 		}
@@ -200,24 +199,21 @@ func TestRankingMatchesExhaustive(t *testing.T) {
 }
 
 func testRanking(t *testing.T, m *Memory) {
-	ctx := context.Background()
 	n := len(m.turns)
 	r := rand.New(rand.NewPCG(7, uint64(n)))
 	for qi, query := range rankQueries(m, uint64(len(m.str))) {
 		want := exhaustive(m, query)
-		rk, err := m.rank(ctx, query)
-		require.NoError(t, err)
+		rk := bm25Ranker{}.ranking(m, query)
 		for s := range m.str {
-			require.Equal(t, want[s], m.score(rk, s), "score of stretch %d, query %d", s, qi)
+			require.Equal(t, want[s], rk.score(s), "score of stretch %d, query %d", s, qi)
 		}
 		uptos := []int{n, n - 1, n - 2, r.IntN(n + 1), r.IntN(n + 1)}
 		rooms := []int{20000, 16000, 5000, 1200, 600, 100, r.IntN(30000), r.IntN(2000)}
 		for _, upto := range uptos {
 			for _, room := range rooms {
-				for _, limit := range []int{0, judged} {
-					rk, err := m.rank(ctx, query)
-					require.NoError(t, err)
-					keys, picked := m.choose(rk, upto, room, limit)
+				for _, limit := range []int{0, m.tune.judged} {
+					rk := bm25Ranker{}.ranking(m, query)
+					keys, picked := rk.choose(upto, room, limit)
 					wk, wp := chooseReference(m, want, upto, room, limit)
 					require.Equal(t, wp, picked, "picked: query %d upto %d room %d limit %d", qi, upto, room, limit)
 					if limit == 0 {
@@ -237,12 +233,12 @@ func TestBestIsTopK(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			for _, query := range rankQueries(m, 3) {
 				testBest(t, m, query, exhaustiveOwn(m, query), func(lim, room, k int) ([]hit, bool) {
-					return m.best(m.ix.prepare(query), lim, room, k, 1, nil)
+					fits := func(u int32) bool { return int(u) < lim && m.str[u].size <= room }
+					return m.ix.best(m.ix.prepare(query), k, 1, fits, nil)
 				})
 				testBest(t, m, query, exhaustive(m, query), func(lim, room, k int) ([]hit, bool) {
-					rk, err := m.rank(context.Background(), query)
-					require.NoError(t, err)
-					return m.bestSpread(rk, lim, room, k, nil)
+					rk := bm25Ranker{}.ranking(m, query)
+					return rk.bestSpread(lim, room, k, nil)
 				})
 			}
 		})

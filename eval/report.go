@@ -142,6 +142,7 @@ func writeTemporal(b *strings.Builder, r *temporalResult) {
 			percent(ratio(float64(row.Annotated), row.Questions)), percent(ratio(float64(row.Raw), row.Questions)),
 			percent(ratio(float64(row.Dated), row.Questions)))
 	}
+	writeWrongNotes(b, r)
 	if len(r.Skipped) == 0 {
 		return
 	}
@@ -165,6 +166,23 @@ func writeTemporal(b *strings.Builder, r *temporalResult) {
 	}
 	b.WriteString(strings.Join(answers, ", "))
 	b.WriteString("\n\n</details>\n")
+}
+
+// writeWrongNotes reports the notes that disagree with the gold answer and
+// lists them, so a reader can tell a wrong note from a wrong gold answer.
+func writeWrongNotes(b *strings.Builder, r *temporalResult) {
+	fmt.Fprintf(b, "\nNotes that disagree with the gold answer: %d of %d counted questions whose evidence carries a note (%s): ",
+		len(r.Wrong), r.Noted, percent(ratio(float64(len(r.Wrong)), r.Noted)))
+	b.WriteString("no note beside the evidence overlaps the answer, and the answer is not the day the evidence was said. ")
+	b.WriteString("A note giving two readings counts as naming neither in the table above.\n")
+	if len(r.Wrong) == 0 {
+		return
+	}
+	b.WriteString("\n<details><summary>Disagreeing notes</summary>\n\n")
+	for _, w := range r.Wrong {
+		fmt.Fprintf(b, "- %s: answer %q, notes %q\n", w.Conversation, w.Answer, w.Notes)
+	}
+	b.WriteString("\n</details>\n")
 }
 
 func writeReplay(b *strings.Builder, r *replayResult) {
