@@ -24,19 +24,8 @@ import (
 // The file is read from $BYHEART_LOCOMO, or from ../shared/locomo beside the
 // repository; it is never copied into the repository.
 func TestLoCoMoGuards(t *testing.T) {
-	if testing.Short() {
-		t.Skip("the LoCoMo run takes seconds; skipped with -short")
-	}
-	path := os.Getenv("BYHEART_LOCOMO")
-	if path == "" {
-		path = filepath.Join("..", "..", "shared", "locomo", "locomo-dev.json")
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("no LoCoMo file at %s (set BYHEART_LOCOMO to run the guards): %v", path, err)
-	}
 	start := time.Now()
-	ds, err := loadFile(path)
-	require.NoError(t, err)
+	ds := loadLoCoMo(t)
 	const budget = 20000
 	res, err := measure(ds, budget, map[string]bool{"recall": true, "temporal": true, "replay": true, "external": true}, &progress{w: io.Discard})
 	require.NoError(t, err)
@@ -62,4 +51,24 @@ func TestLoCoMoGuards(t *testing.T) {
 	sticky, rag := findReplay(res.Replay, byheartDefault.name), findReplay(res.Replay, plainRAG.name)
 	assert.LessOrEqual(t, sticky.EffectiveTokens, 0.4*rag.EffectiveTokens,
 		"live replay: byheart's effective tokens per call against plain RAG's")
+}
+
+// loadLoCoMo reads the LoCoMo dev file from $BYHEART_LOCOMO, or from
+// ../shared/locomo beside the repository, and skips the test when there is
+// none, or with -short.
+func loadLoCoMo(t *testing.T) *dataset {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("the LoCoMo run takes seconds; skipped with -short")
+	}
+	path := os.Getenv("BYHEART_LOCOMO")
+	if path == "" {
+		path = filepath.Join("..", "..", "shared", "locomo", "locomo-dev.json")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no LoCoMo file at %s (set BYHEART_LOCOMO to run it): %v", path, err)
+	}
+	ds, err := loadFile(path)
+	require.NoError(t, err)
+	return ds
 }

@@ -177,3 +177,27 @@ func TestParseSessionTimeIsLenient(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `"the day after tomorrow"`)
 }
+
+func FuzzParseLoCoMo(f *testing.F) {
+	f.Add(tinyFile)
+	f.Add(`[{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "id": "D1:1", "text": "hi"}]}, "qa": [{"question": "q", "answer": 7, "evidence": ["D1:1; D1:1", "D"], "category": 2}]}]`)
+	f.Add(`[{"sample_id": "x", "conversation": {}}]`)
+	f.Fuzz(func(t *testing.T, data string) {
+		ds, err := parseLoCoMo([]byte(data))
+		if err != nil {
+			return
+		}
+		for _, c := range ds.Convs {
+			for _, q := range c.Questions {
+				require.NotEmpty(t, q.Evidence, "a question without evidence counts nowhere")
+				require.Contains(t, categoryNames, q.Category)
+				for _, e := range q.Evidence {
+					require.True(t, e >= 0 && e < len(c.Turns), "evidence %d of %d turns", e, len(c.Turns))
+				}
+			}
+			for _, turn := range c.Turns {
+				require.Contains(t, []byheart.Role{byheart.User, byheart.Assistant}, turn.Role)
+			}
+		}
+	})
+}
