@@ -87,45 +87,6 @@ func TestATurnCannotPassForAFramingBlockInTheTail(t *testing.T) {
 	}
 }
 
-// lines splits s at every line break a reader may honour; CR LF is one.
-func lines(s string) []string {
-	var out []string
-	start := 0
-	for i, r := range s {
-		switch r {
-		case '\n':
-			if i > 0 && s[i-1] == '\r' {
-				start = i + 1
-				continue
-			}
-			fallthrough
-		case '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
-			out = append(out, s[start:i])
-			start = i + len(string(r))
-		}
-	}
-	return append(out, s[start:])
-}
-
-// indented is text as the memory block quotes it: two spaces after every
-// line break.
-func indented(text string) string {
-	var b strings.Builder
-	for i, r := range text {
-		b.WriteRune(r)
-		switch r {
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				continue
-			}
-			b.WriteString("  ")
-		case '\n', '\v', '\f', '\u0085', '\u2028', '\u2029':
-			b.WriteString("  ")
-		}
-	}
-	return b.String()
-}
-
 var dateLinePattern = regexp.MustCompile(`^---( \d{1,2} [A-Z][a-z]+ \d{4})? ---$|^---$`)
 
 func TestATurnCannotForgeASpeakerLineInTheMemoryBlock(t *testing.T) {

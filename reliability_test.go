@@ -1,8 +1,7 @@
 package byheart
 
 // Reliability: hostile persistence input, huge and odd turns, concurrent
-// use, failing collaborators, and no loss on failure. Helpers shared with
-// fuzz_test.go are prefixed rel.
+// use, failing collaborators, and no loss on failure.
 
 import (
 	"bytes"
@@ -25,15 +24,15 @@ import (
 
 // --- hostile persistence input ---------------------------------------------
 
-// relDoc is a saved memory as generic JSON, to be broken in one place.
-func relDoc(t *testing.T) map[string]any {
+// sampleDoc is a saved memory as generic JSON, to be broken in one place.
+func sampleDoc(t *testing.T) map[string]any {
 	t.Helper()
 	var doc map[string]any
-	require.NoError(t, json.Unmarshal([]byte(relJSON(t, relSample(t))), &doc))
+	require.NoError(t, json.Unmarshal([]byte(mustJSON(t, sampleMemory(t))), &doc))
 	return doc
 }
 
-func relMarshal(t *testing.T, v any) []byte {
+func mustMarshal(t *testing.T, v any) []byte {
 	t.Helper()
 	data, err := json.Marshal(v)
 	require.NoError(t, err)
@@ -41,7 +40,7 @@ func relMarshal(t *testing.T, v any) []byte {
 }
 
 func TestFromJSONTruncated(t *testing.T) {
-	full := []byte(relJSON(t, relSample(t)))
+	full := []byte(mustJSON(t, sampleMemory(t)))
 	for n := 0; n < len(full); n++ {
 		m, err := FromJSON(full[:n], Options{})
 		require.Error(t, err, "prefix of %d bytes", n)
@@ -76,60 +75,60 @@ func TestFromJSONRefuses(t *testing.T) {
 		{"turns as an object", func(*testing.T) []byte { return []byte(`{"version":1,"turns":{}}`) }, ErrFormat, "turns"},
 		{"turn as a number", func(*testing.T) []byte { return []byte(`{"version":1,"turns":[7]}`) }, ErrFormat, "turns"},
 		{"role as a number", func(t *testing.T) []byte {
-			return relMarshal(t, map[string]any{"version": 1, "turns": []any{turn(1, "hi")}})
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn(1, "hi")}})
 		}, ErrFormat, "role"},
 		{"unknown role", func(t *testing.T) []byte {
-			return relMarshal(t, map[string]any{"version": 1, "turns": []any{turn("system", "hi")}})
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn("system", "hi")}})
 		}, ErrRole, "system"},
 		{"empty text", func(t *testing.T) []byte {
-			return relMarshal(t, map[string]any{"version": 1, "turns": []any{turn("user", "")}})
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn("user", "")}})
 		}, ErrEmpty, "turn 0"},
 		{"missing text", func(t *testing.T) []byte {
-			return relMarshal(t, map[string]any{"version": 1, "turns": []any{map[string]any{"role": "user"}}})
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{map[string]any{"role": "user"}}})
 		}, ErrEmpty, "turn 0"},
 		{"text as a list", func(t *testing.T) []byte {
-			return relMarshal(t, map[string]any{"version": 1, "turns": []any{turn("user", []string{"a"})}})
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn("user", []string{"a"})}})
 		}, ErrFormat, "text"},
 		{"time that is not a time", func(t *testing.T) []byte {
-			return relMarshal(t, map[string]any{"version": 1, "turns": []any{
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{
 				map[string]any{"role": "user", "text": "hi", "time": "last Tuesday"}}})
 		}, ErrFormat, "time"},
 		{"redacted as a string", func(t *testing.T) []byte {
-			return relMarshal(t, map[string]any{"version": 1, "turns": []any{
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{
 				map[string]any{"role": "user", "text": "hi", "redacted": "yes"}}})
 		}, ErrFormat, "redacted"},
 		{"bounds not a list", func(t *testing.T) []byte {
-			doc := relDoc(t)
+			doc := sampleDoc(t)
 			doc["bounds"] = "everything"
-			return relMarshal(t, doc)
+			return mustMarshal(t, doc)
 		}, ErrFormat, "bounds"},
 		{"bounds of booleans", func(t *testing.T) []byte {
-			doc := relDoc(t)
+			doc := sampleDoc(t)
 			doc["bounds"] = []any{0, true}
-			return relMarshal(t, doc)
+			return mustMarshal(t, doc)
 		}, ErrFormat, "bounds"},
 		{"bounds of lists", func(t *testing.T) []byte {
-			doc := relDoc(t)
+			doc := sampleDoc(t)
 			doc["bounds"] = []any{0, []int{1}}
-			return relMarshal(t, doc)
+			return mustMarshal(t, doc)
 		}, ErrFormat, "bounds"},
 		{"selection as a list", func(t *testing.T) []byte {
-			doc := relDoc(t)
+			doc := sampleDoc(t)
 			doc["selection"] = []int{1, 2}
-			return relMarshal(t, doc)
+			return mustMarshal(t, doc)
 		}, ErrFormat, "selection"},
 		{"selection keys as a string", func(t *testing.T) []byte {
-			doc := relDoc(t)
+			doc := sampleDoc(t)
 			doc["selection"] = map[string]any{"keys": "all", "upto": 3}
-			return relMarshal(t, doc)
+			return mustMarshal(t, doc)
 		}, ErrFormat, "keys"},
 		{"selection cut as a word", func(t *testing.T) []byte {
-			doc := relDoc(t)
+			doc := sampleDoc(t)
 			doc["selection"] = map[string]any{"keys": []int{0}, "upto": "end"}
-			return relMarshal(t, doc)
+			return mustMarshal(t, doc)
 		}, ErrFormat, "end"},
-		{"second object", func(t *testing.T) []byte { return append(relMarshal(t, relDoc(t)), "{}"...) }, ErrFormat, ""},
-		{"trailing garbage", func(t *testing.T) []byte { return append(relMarshal(t, relDoc(t)), " x"...) }, ErrFormat, ""},
+		{"second object", func(t *testing.T) []byte { return append(mustMarshal(t, sampleDoc(t)), "{}"...) }, ErrFormat, ""},
+		{"trailing garbage", func(t *testing.T) []byte { return append(mustMarshal(t, sampleDoc(t)), " x"...) }, ErrFormat, ""},
 		{"deeply nested bounds", func(*testing.T) []byte {
 			return []byte(`{"version":1,"bounds":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `}`)
 		}, ErrFormat, "depth"},
@@ -157,7 +156,7 @@ func TestFromJSONRefuses(t *testing.T) {
 // TestFromJSONRepairs covers the derived state the format lets FromJSON
 // repair instead of refusing: boundaries and the kept selection.
 func TestFromJSONRepairs(t *testing.T) {
-	src := relSample(t)
+	src := sampleMemory(t)
 	bounds := src.Bounds()
 	require.Greater(t, len(bounds), 2)
 	n := src.Len()
@@ -198,7 +197,7 @@ func TestFromJSONRepairs(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			doc := relDoc(t)
+			doc := sampleDoc(t)
 			doc["bounds"] = c.bounds
 			if c.bounds == (absent{}) {
 				delete(doc, "bounds")
@@ -206,7 +205,7 @@ func TestFromJSONRepairs(t *testing.T) {
 			if c.selection != "keep" {
 				doc["selection"] = c.selection
 			}
-			m, err := FromJSON(relMarshal(t, doc), relSampleOpts)
+			m, err := FromJSON(mustMarshal(t, doc), sampleOpts)
 			require.NoError(t, err)
 			want := c.wantB
 			if want == nil {
@@ -222,9 +221,9 @@ func TestFromJSONRepairs(t *testing.T) {
 				a.Time, b.Time = time.Time{}, time.Time{}
 				require.Equal(t, a, b, "no turn is lost to repaired boundaries")
 			}
-			r, err := m.Compose(context.Background(), relSampleQuery)
+			r, err := m.Compose(context.Background(), sampleQuery)
 			require.NoError(t, err)
-			relCheckResult(t, m, relSampleQuery, r)
+			checkResult(t, m, sampleQuery, r)
 			if c.keepsSel {
 				require.False(t, r.Reselected, "a restored selection stays sticky")
 			}
@@ -253,7 +252,7 @@ func reversed(xs []any) []any {
 
 // TestFromJSONOddButValid: input that looks hostile but is a memory.
 func TestFromJSONOddButValid(t *testing.T) {
-	saved := relJSON(t, relSample(t))
+	saved := mustJSON(t, sampleMemory(t))
 	for name, data := range map[string]string{
 		"wrapped in whitespace":   strings.Repeat(" \n\t\r", 1<<20) + saved + strings.Repeat("\n", 1<<20),
 		"unknown fields":          strings.Replace(saved, `{"version":1`, `{"version":1,"extra":[[[{"a":null}]]],"more":"x"`, 1),
@@ -267,9 +266,9 @@ func TestFromJSONOddButValid(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			m, err := FromJSON([]byte(data), Options{Budget: 400})
 			require.NoError(t, err)
-			relCheckBounds(t, m)
-			require.NotContains(t, relJSON(t, m), "my secret")
-			relRestore(t, m, Options{Budget: 400}, "a")
+			checkBounds(t, m)
+			require.NotContains(t, mustJSON(t, m), "my secret")
+			checkRoundTrip(t, m, Options{Budget: 400}, "a")
 		})
 	}
 }
@@ -313,11 +312,11 @@ func TestOddTurns(t *testing.T) {
 					for _, q := range []string{"fox", text, "Lisbon", ""} {
 						r, err := m.Compose(ctx, q)
 						require.NoError(t, err)
-						relCheckResult(t, m, q, r)
+						checkResult(t, m, q, r)
 					}
 				}
-				relCheckBlock(t, m, m.Bounds(), m.Len())
-				relRestore(t, m, opts, "fox")
+				checkBlock(t, m, m.Bounds(), m.Len())
+				checkRoundTrip(t, m, opts, "fox")
 			})
 		}
 	}
@@ -340,8 +339,8 @@ func TestHugeTurn(t *testing.T) {
 			require.NoError(t, err)
 			r, err := m.Compose(ctx, "lorem")
 			require.NoError(t, err)
-			relCheckResult(t, m, "lorem", r)
-			parts := relParts(r)
+			checkResult(t, m, "lorem", r)
+			parts := flat(r)
 			newest := parts[len(parts)-2]
 			require.Equal(t, DefaultBudget, utf8.RuneCountInString(newest))
 			require.True(t, strings.HasSuffix(newest, clipMark))
@@ -351,15 +350,15 @@ func TestHugeTurn(t *testing.T) {
 			require.NoError(t, err)
 			r, err = m.Compose(ctx, "lorem")
 			require.NoError(t, err)
-			relCheckResult(t, m, "lorem", r)
-			for _, p := range relParts(r) {
+			checkResult(t, m, "lorem", r)
+			for _, p := range flat(r) {
 				require.NotContains(t, p, huge[:DefaultBudget], "an older turn larger than the budget is left out")
 			}
 			got, err := m.Turn(1)
 			require.NoError(t, err)
 			require.Equal(t, huge, got.Text, "and kept whole in memory")
 
-			m2 := relRestore(t, m, opts, "lorem")
+			m2 := checkRoundTrip(t, m, opts, "lorem")
 			got, err = m2.Turn(1)
 			require.NoError(t, err)
 			require.Equal(t, huge, got.Text)
@@ -380,37 +379,16 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	for name, opts := range map[string]Options{
 		"built-in":             {Budget: 1500, Chunk: 120},
-		"hooks and one-shot":   {Budget: 1500, Chunk: 120, Boundaries: split, Retriever: relOverlap, Stability: -1},
-		"outside material too": {Budget: 1200, Chunk: 200, External: relSource, Stability: 0.9},
+		"hooks and one-shot":   {Budget: 1500, Chunk: 120, Boundaries: split, Retriever: overlap, Stability: -1},
+		"outside material too": {Budget: 1200, Chunk: 200, External: noteSource, Stability: 0.9},
 	} {
 		t.Run(name, func(t *testing.T) {
-			relConcurrent(t, opts)
+			useConcurrently(t, opts)
 		})
 	}
 }
 
-// relCollector gathers the failures of checks run off the test's goroutine;
-// a fatal one ends that goroutine only.
-type relCollector struct {
-	mu   sync.Mutex
-	errs []string
-}
-
-func (c *relCollector) Errorf(format string, args ...any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.errs = append(c.errs, fmt.Sprintf(format, args...))
-}
-
-func (c *relCollector) FailNow() { runtime.Goexit() }
-
-func (c *relCollector) Helper() {}
-
-var relSource = ExternalFunc(func(_ context.Context, query string) ([]Item, error) {
-	return []Item{{Text: "Reference note on " + query, Source: "notes"}}, nil
-})
-
-func relConcurrent(t *testing.T, opts Options) {
+func useConcurrently(t *testing.T, opts Options) {
 	const (
 		appenders  = 6
 		perWriter  = 40
@@ -431,7 +409,7 @@ func relConcurrent(t *testing.T, opts Options) {
 		redacted = map[int]bool{}
 		snaps    [][]byte
 		failures = make(chan error, 64)
-		checks   relCollector
+		checks   collector
 	)
 	fail := func(err error) {
 		select {
@@ -479,7 +457,7 @@ func relConcurrent(t *testing.T, opts Options) {
 					fail(fmt.Errorf("compose: %w", err))
 					return
 				}
-				relCheckShape(&checks, budget, q, r)
+				checkShape(&checks, budget, q, r)
 			}
 		}()
 	}
@@ -569,7 +547,7 @@ func relConcurrent(t *testing.T, opts Options) {
 			require.Equal(t, text, got.Text)
 		}
 	}
-	relCheckBounds(t, m)
+	checkBounds(t, m)
 
 	// Every snapshot restores to a memory that composes within the budget
 	// and holds a prefix of the final conversation.
@@ -577,7 +555,7 @@ func relConcurrent(t *testing.T, opts Options) {
 	for _, data := range snaps {
 		s, err := FromJSON(data, opts)
 		require.NoError(t, err)
-		relCheckBounds(t, s)
+		checkBounds(t, s)
 		require.LessOrEqual(t, s.Len(), m.Len())
 		for i := range s.Len() {
 			a, _ := s.Turn(i)
@@ -591,7 +569,7 @@ func relConcurrent(t *testing.T, opts Options) {
 		q := topics[s.Len()%len(topics)]
 		r, err := s.Compose(context.Background(), q)
 		require.NoError(t, err)
-		relCheckResult(t, s, q, r)
+		checkResult(t, s, q, r)
 	}
 }
 
@@ -644,7 +622,7 @@ func TestBoundariesFaults(t *testing.T) {
 				require.NoError(t, err)
 			}
 			mode.Store(true)
-			before := relJSON(t, m)
+			before := mustJSON(t, m)
 			n := m.Len()
 			i, err := m.Append(Assistant, "this turn must not be recorded")
 			require.ErrorIs(t, err, ErrBoundaries)
@@ -655,19 +633,19 @@ func TestBoundariesFaults(t *testing.T) {
 				require.NotContains(t, err.Error(), "no answer within", "an exited hook is noticed at once")
 			}
 			require.Equal(t, -1, i)
-			require.Equal(t, before, relJSON(t, m), "a failed Append records nothing")
+			require.Equal(t, before, mustJSON(t, m), "a failed Append records nothing")
 			require.Equal(t, n, m.Len())
 
 			// Still usable: composes, and appends once the hook recovers.
 			r, err := m.Compose(ctx, "topic 2")
 			require.NoError(t, err)
-			relCheckResult(t, m, "topic 2", r)
+			checkResult(t, m, "topic 2", r)
 			mode.Store(false)
 			i, err = m.Append(Assistant, "this turn is recorded")
 			require.NoError(t, err)
 			require.Equal(t, n, i)
-			relCheckBounds(t, m)
-			relRestore(t, m, opts, "topic 2")
+			checkBounds(t, m)
+			checkRoundTrip(t, m, opts, "topic 2")
 		})
 	}
 }
@@ -689,7 +667,7 @@ func TestBoundariesHookOwnsItsTail(t *testing.T) {
 	got, err := m.Turn(0)
 	require.NoError(t, err)
 	require.Equal(t, Turn{Role: User, Text: "first turn, long enough"}, got)
-	require.NotContains(t, relJSON(t, m), "scribbled")
+	require.NotContains(t, mustJSON(t, m), "scribbled")
 }
 
 func TestRetrieverFaults(t *testing.T) {
@@ -732,10 +710,10 @@ func TestRetrieverFaults(t *testing.T) {
 				if mode.Load() {
 					return f(ctx, docs)
 				}
-				return relOverlap(ctx, q, docs)
+				return overlap(ctx, q, docs)
 			})
 			opts := Options{Budget: 300, Chunk: 50, Retriever: ret}
-			m := relFaultMemory(t, opts)
+			m := overBudget(t, opts)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			if strings.HasPrefix(name, "blocks") {
@@ -743,7 +721,7 @@ func TestRetrieverFaults(t *testing.T) {
 				defer cancel()
 			}
 			mode.Store(true)
-			before := relJSON(t, m)
+			before := mustJSON(t, m)
 			_, err := m.Compose(ctx, "topic 2")
 			require.ErrorIs(t, err, ErrRetriever)
 			switch {
@@ -754,7 +732,7 @@ func TestRetrieverFaults(t *testing.T) {
 			case strings.Contains(name, "error"):
 				require.ErrorIs(t, err, cause)
 			}
-			require.Equal(t, before, relJSON(t, m), "a failed Compose changes nothing")
+			require.Equal(t, before, mustJSON(t, m), "a failed Compose changes nothing")
 
 			// Still usable: appends meanwhile, and composes once the
 			// Retriever recovers.
@@ -763,8 +741,8 @@ func TestRetrieverFaults(t *testing.T) {
 			mode.Store(false)
 			r, err := m.Compose(context.Background(), "topic 2")
 			require.NoError(t, err)
-			relCheckResult(t, m, "topic 2", r)
-			relRestore(t, m, opts, "topic 1")
+			checkResult(t, m, "topic 2", r)
+			checkRoundTrip(t, m, opts, "topic 1")
 		})
 	}
 }
@@ -784,11 +762,11 @@ func TestRetrieverOddScores(t *testing.T) {
 				}
 				return s, nil
 			})
-			m := relFaultMemory(t, Options{Budget: 300, Chunk: 50, Retriever: ret, External: relSource})
+			m := overBudget(t, Options{Budget: 300, Chunk: 50, Retriever: ret, External: noteSource})
 			for _, q := range []string{"topic 1", "topic 2", ""} {
 				r, err := m.Compose(context.Background(), q)
 				require.NoError(t, err)
-				relCheckResult(t, m, q, r)
+				checkResult(t, m, q, r)
 			}
 		})
 	}
@@ -800,7 +778,7 @@ func TestRetrieverSeesEveryTurn(t *testing.T) {
 	var seen []Document
 	ret := RetrieverFunc(func(ctx context.Context, q string, docs []Document) ([]float64, error) {
 		seen = append(seen[:0], docs...)
-		return relOverlap(ctx, q, docs)
+		return overlap(ctx, q, docs)
 	})
 	split := func(tail []Turn) []int {
 		if len(tail) >= 3 {
@@ -832,33 +810,16 @@ func TestRetrieverSeesEveryTurn(t *testing.T) {
 	}
 }
 
-// relFaultMemory is a memory above its budget, when one is set, so every
-// Compose ranks.
-func relFaultMemory(t *testing.T, opts Options) *Memory {
-	t.Helper()
-	m := New(opts)
-	for i := range 20 {
-		_, err := m.Append([]Role{User, Assistant}[i%2], fmt.Sprintf("turn %d talks about topic %d at some length", i, i%3))
-		require.NoError(t, err)
-	}
-	_, err := m.Compose(context.Background(), "topic 1")
-	require.NoError(t, err)
-	if opts.Budget > 0 {
-		require.Greater(t, m.total, m.opt.Budget)
-	}
-	return m
-}
-
 func TestComposeContextDone(t *testing.T) {
 	cause := errors.New("user hung up")
 	for name, opts := range map[string]Options{
 		"built-in":  {Budget: 300, Chunk: 50},
-		"retriever": {Budget: 300, Chunk: 50, Retriever: relOverlap},
-		"external":  {Budget: 300, Chunk: 50, External: relSource},
+		"retriever": {Budget: 300, Chunk: 50, Retriever: overlap},
+		"external":  {Budget: 300, Chunk: 50, External: noteSource},
 	} {
 		t.Run(name, func(t *testing.T) {
-			m := relFaultMemory(t, opts)
-			before := relJSON(t, m)
+			m := overBudget(t, opts)
+			before := mustJSON(t, m)
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
 			_, err := m.Compose(ctx, "topic 2")
@@ -867,10 +828,10 @@ func TestComposeContextDone(t *testing.T) {
 			cancelCause(cause)
 			_, err = m.Compose(ctx, "topic 2")
 			require.ErrorIs(t, err, cause)
-			require.Equal(t, before, relJSON(t, m))
+			require.Equal(t, before, mustJSON(t, m))
 			r, err := m.Compose(context.Background(), "topic 2")
 			require.NoError(t, err)
-			relCheckResult(t, m, "topic 2", r)
+			checkResult(t, m, "topic 2", r)
 		})
 	}
 }
@@ -878,14 +839,14 @@ func TestComposeContextDone(t *testing.T) {
 // TestExternalExits: an External source that exits its goroutine is
 // reported, not waited for.
 func TestExternalExits(t *testing.T) {
-	m := relFaultMemory(t, Options{Budget: 300, Chunk: 50, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
+	m := overBudget(t, Options{Budget: 300, Chunk: 50, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
 		runtime.Goexit()
 		return nil, nil
 	})})
 	r, err := m.Compose(context.Background(), "topic 2")
 	require.NoError(t, err)
 	require.ErrorIs(t, r.ExternalErr, ErrExternal)
-	relCheckResult(t, m, "topic 2", r)
+	checkResult(t, m, "topic 2", r)
 }
 
 // --- no loss on failure --------------------------------------------------------
@@ -898,7 +859,7 @@ func TestNoLossOnFailure(t *testing.T) {
 		if broken.Load() {
 			return nil, errors.New("down")
 		}
-		return relOverlap(ctx, q, docs)
+		return overlap(ctx, q, docs)
 	})
 	hook := func(tail []Turn) []int {
 		if broken.Load() {
@@ -920,12 +881,12 @@ func TestNoLossOnFailure(t *testing.T) {
 		}},
 		"above the budget with a kept selection": {hooks: true, make: func(t *testing.T) (*Memory, Options) {
 			opts := Options{Budget: 300, Chunk: 50, Retriever: ret, Boundaries: hook}
-			return relFaultMemory(t, opts), opts
+			return overBudget(t, opts), opts
 		}},
 		"redacted and restored": {hooks: true, make: func(t *testing.T) (*Memory, Options) {
-			opts := relSampleOpts
+			opts := sampleOpts
 			opts.Retriever, opts.Boundaries = ret, hook
-			m2, err := FromJSON([]byte(relJSON(t, relSample(t))), opts)
+			m2, err := FromJSON([]byte(mustJSON(t, sampleMemory(t))), opts)
 			require.NoError(t, err)
 			return m2, opts
 		}},
@@ -985,18 +946,18 @@ func TestNoLossOnFailure(t *testing.T) {
 					_, err := m.Append(User, "filler so the next append asks the hook")
 					require.NoError(t, err)
 				}
-				before := relJSON(t, m)
+				before := mustJSON(t, m)
 				n := m.Len()
 				err := o.run(m)
 				broken.Store(false)
 				require.Error(t, err)
-				require.True(t, relIsSentinel(err) || errors.Is(err, context.Canceled), "undocumented error %v", err)
-				require.Equal(t, before, relJSON(t, m), "failed %s changed the memory", oname)
+				require.True(t, isSentinel(err) || errors.Is(err, context.Canceled), "undocumented error %v", err)
+				require.Equal(t, before, mustJSON(t, m), "failed %s changed the memory", oname)
 				require.Equal(t, n, m.Len())
 				r, err := m.Compose(context.Background(), "topic")
 				require.NoError(t, err)
-				relCheckResult(t, m, "topic", r)
-				relRestore(t, m, opts, "topic")
+				checkResult(t, m, "topic", r)
+				checkRoundTrip(t, m, opts, "topic")
 			})
 		}
 	}
@@ -1013,22 +974,22 @@ func TestRetrieverFailsWeighingOutsideMaterial(t *testing.T) {
 				panic("cannot score outside material")
 			}
 		}
-		return relOverlap(ctx, q, docs)
+		return overlap(ctx, q, docs)
 	})
 	for name, budget := range map[string]int{"below the budget": 0, "above the budget": 300} {
 		t.Run(name, func(t *testing.T) {
-			m := relFaultMemory(t, Options{Budget: budget, Chunk: 50, Retriever: ret, External: relSource})
-			before := relJSON(t, m)
+			m := overBudget(t, Options{Budget: budget, Chunk: 50, Retriever: ret, External: noteSource})
+			before := mustJSON(t, m)
 			r, err := m.Compose(context.Background(), "topic 2")
 			require.NoError(t, err)
 			require.ErrorIs(t, r.ExternalErr, ErrExternal)
 			require.ErrorIs(t, r.ExternalErr, ErrRetriever)
-			relCheckResult(t, m, "topic 2", r)
-			for _, p := range relParts(r) {
+			checkResult(t, m, "topic 2", r)
+			for _, p := range flat(r) {
 				require.NotContains(t, p, externalHeader)
 			}
 			if budget == 0 {
-				require.Equal(t, before, relJSON(t, m))
+				require.Equal(t, before, mustJSON(t, m))
 			}
 		})
 	}
