@@ -8,7 +8,6 @@ package byheart
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -16,46 +15,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 )
-
-func FuzzFromJSON(f *testing.F) {
-	f.Add([]byte(mustJSON(f, sampleMemory(f))))
-	f.Add([]byte(mustJSON(f, New(Options{}))))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"hi"},{"role":"assistant","text":"hello"}],"bounds":[0,1,1,-4,99]}`))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"a"},{"role":"user","text":"b"},{"role":"user","text":"c"}],"bounds":[2,0,1],"selection":{"keys":[0,2],"upto":3}}`))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"a","time":"2023-05-20T09:30:00+02:00","redacted":true}],"bounds":[0],"selection":{"keys":[5],"upto":-1}}`))
-	f.Add([]byte(`{"version":2,"turns":[]}`))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"system","text":"x"}]}`))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":""}]}`))
-	f.Add([]byte(`{"version":1,"bounds":[1e30,9223372036854775807,1.5,"2",null]}`))
-	f.Add([]byte(`{"version":"1"}`))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"\u0000\r\n\u2028"}]}{}`))
-	f.Add([]byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`))
-	f.Add([]byte("  \n\t "))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"\ud800 lone surrogate"}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		opts := Options{Budget: 400, Chunk: 60}
-		m, err := FromJSON(data, opts)
-		if err != nil {
-			require.Nil(t, m)
-			require.True(t, errors.Is(err, ErrFormat) || errors.Is(err, ErrVersion) || errors.Is(err, ErrTooLarge),
-				"error %v wraps none of FromJSON's sentinels", err)
-			require.True(t, strings.HasPrefix(err.Error(), "byheart: "), "error %q", err)
-			return
-		}
-		checkBounds(t, m)
-		for i := range m.Len() {
-			turn, err := m.Turn(i)
-			require.NoError(t, err)
-			require.NoError(t, checkTurn(turn.Role, turn.Text))
-		}
-		if m.sel != nil {
-			checkBlock(t, m, m.sel.keys, m.sel.upto)
-		}
-		for _, q := range []string{"what did I say about the race?", ""} {
-			checkRoundTrip(t, m, opts, q)
-		}
-	})
-}
 
 // splitScript splits a fuzzed script into turns: 0xFF never occurs in UTF-8,
 // so every piece can hold any valid text, and an empty piece stands for a
