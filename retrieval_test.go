@@ -1,9 +1,7 @@
 package byheart
 
 import (
-	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,51 +75,4 @@ func TestStemmingChangesWhatMatches(t *testing.T) {
 	r := compose(t, m, "when was the moving day?")
 	assert.Contains(t, r.Included, 0, "\"moving\" must find \"movers\"")
 	assert.Contains(t, contextOf(r), "the movers arrived")
-}
-
-// ── the index and its encoding cache ─────────────────────────────────
-
-func TestRetrieverSeesEachStretchsCurrentText(t *testing.T) {
-	var docs []Document
-	ret := RetrieverFunc(func(_ context.Context, q string, d []Document) ([]float64, error) {
-		docs = d
-		out := make([]float64, len(d))
-		for i, doc := range d {
-			out[i] = float64(strings.Count(doc.Text, q))
-		}
-		return out, nil
-	})
-	checked := 0
-	for _, hook := range []func([]Turn) []int{nil, func(tail []Turn) []int { return []int{len(tail) / 2} }} {
-		m := New(Options{Budget: 150, Chunk: 120, Retriever: ret, Boundaries: hook})
-		for i := 0; i < 40; i++ {
-			mustAppend(t, m, roleOf(i), topicTurn([]string{"garden", "music"}[i%2], i))
-			if i%3 != 0 {
-				continue
-			}
-			docs = nil
-			compose(t, m, "compost")
-			if docs == nil {
-				continue // below the budget: nothing to rank
-			}
-			checked++
-			bounds := m.Bounds()
-			require.Len(t, docs, len(bounds))
-			for s, a := range bounds {
-				b := m.Len()
-				if s+1 < len(bounds) {
-					b = bounds[s+1]
-				}
-				var lines []string
-				for k := a; k < b; k++ {
-					tu, err := m.Turn(k)
-					require.NoError(t, err)
-					lines = append(lines, tu.Text)
-				}
-				require.Equal(t, strings.Join(lines, "\n"), docs[s].Text,
-					"after turn %d the retriever was shown stretch %d (turns %d-%d) with another text", i, s, a, b-1)
-			}
-		}
-	}
-	assert.Greater(t, checked, 20)
 }
