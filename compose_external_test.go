@@ -1,9 +1,14 @@
 package byheart
 
+// Rule 4: outside material from External is admitted only when it beats
+// the conversation, framed as reference material after the stable prefix,
+// and a failing or slow source never costs the conversation its context.
+
 import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -283,6 +288,19 @@ func TestAFailingPanickingOrSlowSourceLeavesTheRestIntact(t *testing.T) {
 	}
 }
 
+// TestExternalExits: an External source that exits its goroutine is
+// reported, not waited for.
+func TestExternalExits(t *testing.T) {
+	m := overBudget(t, Options{Budget: 300, Chunk: 50, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
+		runtime.Goexit()
+		return nil, nil
+	})})
+	r, err := m.Compose(context.Background(), "topic 2")
+	require.NoError(t, err)
+	require.ErrorIs(t, r.ExternalErr, ErrExternal)
+	checkResult(t, m, "topic 2", r)
+}
+
 // TestAdmissionUsesOneIdfTable pins that items and stretches are weighed
 // with one set of corpus statistics. Scored apart, a term's rarity is
 // measured twice on two different populations, and the comparison can go
@@ -355,4 +373,36 @@ func TestASlowSourceLeavesACustomRetrieverTimeToRank(t *testing.T) {
 	assert.True(t, ranked)
 	assert.ErrorIs(t, r.ExternalErr, ErrExternal)
 	assert.ErrorIs(t, r.ExternalErr, context.DeadlineExceeded)
+}
+
+// TestRetrieverFailsWeighingOutsideMaterial: when the Retriever fails only
+// while outside material is weighed - below the budget, where it ranks
+// nothing else, or on a second call - the composition goes on without the
+// material and the caller is told why.
+func TestRetrieverFailsWeighingOutsideMaterial(t *testing.T) {
+	ret := RetrieverFunc(func(ctx context.Context, q string, docs []Document) ([]float64, error) {
+		for _, d := range docs {
+			if strings.HasPrefix(d.Text, "Reference note") {
+				panic("cannot score outside material")
+			}
+		}
+		return overlap(ctx, q, docs)
+	})
+	for name, budget := range map[string]int{"below the budget": 0, "above the budget": 300} {
+		t.Run(name, func(t *testing.T) {
+			m := overBudget(t, Options{Budget: budget, Chunk: 50, Retriever: ret, External: noteSource})
+			before := mustJSON(t, m)
+			r, err := m.Compose(context.Background(), "topic 2")
+			require.NoError(t, err)
+			require.ErrorIs(t, r.ExternalErr, ErrExternal)
+			require.ErrorIs(t, r.ExternalErr, ErrRetriever)
+			checkResult(t, m, "topic 2", r)
+			for _, p := range flat(r) {
+				require.NotContains(t, p, externalHeader)
+			}
+			if budget == 0 {
+				require.Equal(t, before, mustJSON(t, m))
+			}
+		})
+	}
 }
