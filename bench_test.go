@@ -1,12 +1,29 @@
 package byheart
 
+// Speed benchmarks. byheart runs on every model call, often in a stateless
+// server that loads the memory, appends, composes and saves, so these measure
+// those steps on conversations of realistic shape (see chatGen) and, when the
+// file is there, on LoCoMo's dev conversations:
+//
+//	go test -run '^$' -bench 'Live|Cold|ToJSON|Annotate|Score' -benchmem -count 6 .
+//
+// (BenchmarkAnnotate, the annotation of a typical turn, is in
+// timeanchor_test.go.)
+//
+// BenchmarkHeapPerTurn reports the heap a memory retains per turn against
+// the turn's text; run it with -benchtime 1x.
+
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -206,4 +223,404 @@ func BenchmarkCompose(b *testing.B) {
 			}
 		})
 	}
+}
+
+// snapshots caches a memory's JSON by conversation length, so -count and the
+// benchmark framework's b.N probing build each conversation once.
+var snapshots sync.Map // int -> []byte
+
+// snapshot returns ToJSON of a default memory holding the first n turns of
+// the benchmark chat, sticky selection included (built by a live replay of
+// its last turns, as a server's memory would be).
+func snapshot(b *testing.B, n int) []byte {
+	if v, ok := snapshots.Load(n); ok {
+		return v.([]byte)
+	}
+	turns := chat(1, n)
+	m := New(Options{})
+	ctx := context.Background()
+	for i, t := range turns {
+		if _, err := m.AppendAt(t.Role, t.Text, t.Time); err != nil {
+			b.Fatal(err)
+		}
+		if i >= n-40 {
+			if _, err := m.Compose(ctx, t.Text); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	data, err := m.ToJSON()
+	if err != nil {
+		b.Fatal(err)
+	}
+	snapshots.Store(n, data)
+	return data
+}
+
+func restore(b *testing.B, data []byte) *Memory {
+	m, err := FromJSON(data, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// latency records each operation's duration, so a benchmark can report the
+// median and p99 beside the mean that ns/op is: the live turn's targets are
+// medians, and a rebuild now and then shows in the p99, not the median.
+type latency struct{ took []time.Duration }
+
+func (l *latency) add(d time.Duration) { l.took = append(l.took, d) }
+
+func (l *latency) report(b *testing.B) {
+	if len(l.took) == 0 {
+		return
+	}
+	slices.Sort(l.took)
+	at := func(q float64) float64 {
+		return float64(l.took[min(len(l.took)-1, int(q*float64(len(l.took))))].Nanoseconds())
+	}
+	b.ReportMetric(at(0.5), "p50-ns")
+	b.ReportMetric(at(0.99), "p99-ns")
+}
+
+// liveSizes are the conversation lengths the live turn is measured at.
+var liveSizes = []int{600, 10_000, 100_000}
+
+// BenchmarkLiveTurn is one turn of a live chat on the default options:
+// append the turn, then compose with it as the query. The memory holds n
+// turns; every few operations it is restored from its snapshot (off the
+// clock), so it stays within a few percent of n.
+func BenchmarkLiveTurn(b *testing.B) {
+	for _, n := range liveSizes {
+		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
+			data := snapshot(b, n)
+			// The turns that follow the snapshot's, so times and sittings
+			// go on as they would.
+			next := chat(1, n+max(32, n/100))[n:]
+			ctx := context.Background()
+			m := restore(b, data)
+			k := 0
+			var lat latency
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if k == len(next) {
+					b.StopTimer()
+					m, k = restore(b, data), 0
+					b.StartTimer()
+				}
+				t := next[k]
+				k++
+				start := time.Now()
+				if _, err := m.AppendAt(t.Role, t.Text, t.Time); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := m.Compose(ctx, t.Text); err != nil {
+					b.Fatal(err)
+				}
+				lat.add(time.Since(start))
+			}
+			lat.report(b)
+		})
+	}
+}
+
+// BenchmarkLiveTurnFresh is the live turn with Stability -1: a fresh
+// selection on every call, the most a composition can cost.
+func BenchmarkLiveTurnFresh(b *testing.B) {
+	for _, n := range liveSizes {
+		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
+			data := snapshot(b, n)
+			next := chat(1, n+max(32, n/100))[n:]
+			ctx := context.Background()
+			fresh := Options{Stability: -1}
+			m, err := FromJSON(data, fresh)
+			if err != nil {
+				b.Fatal(err)
+			}
+			k := 0
+			var lat latency
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if k == len(next) {
+					b.StopTimer()
+					m, _ = FromJSON(data, fresh)
+					k = 0
+					b.StartTimer()
+				}
+				t := next[k]
+				k++
+				start := time.Now()
+				if _, err := m.AppendAt(t.Role, t.Text, t.Time); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := m.Compose(ctx, t.Text); err != nil {
+					b.Fatal(err)
+				}
+				lat.add(time.Since(start))
+			}
+			lat.report(b)
+		})
+	}
+}
+
+// BenchmarkColdStart is a stateless server's first call: FromJSON of a
+// LoCoMo-sized memory (600 turns, about 80,000 characters) and the first
+// Compose.
+func BenchmarkColdStart(b *testing.B) {
+	data := snapshot(b, 600)
+	query := chat(1, 601)[600].Text
+	ctx := context.Background()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		m := restore(b, data)
+		if _, err := m.Compose(ctx, query); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkToJSON saves a memory, as a stateless server does after each call.
+func BenchmarkToJSON(b *testing.B) {
+	for _, n := range []int{600, 10_000} {
+		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
+			m := restore(b, snapshot(b, n))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := m.ToJSON(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkScore is the hot scoring loop alone: BM25 over the posting
+// lists of a query's terms on a 10,000-turn memory, the open stretch
+// included. It must not allocate.
+func BenchmarkScore(b *testing.B) {
+	m := restore(b, snapshot(b, 10_000))
+	query := chat(1, 10_001)[10_000].Text
+	q := m.ix.queryTerms(query, false)
+	c := m.ix.corpus(nil)
+	scores := make([]float64, len(m.ix.slots))
+	touched := make([]int32, 0, len(m.ix.slots))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		_, touched = m.ix.score(c, q, scores, touched[:0])
+		for _, s := range touched {
+			scores[s] = 0
+		}
+	}
+}
+
+// BenchmarkSearch is the pruned search a keep check runs on a
+// 100,000-turn memory: the 3 best stretches for a live turn, by full
+// score (own plus the neighbour share). Its scratch is reused, so it must
+// not allocate either.
+func BenchmarkSearch(b *testing.B) {
+	m := restore(b, snapshot(b, 100_000))
+	var queries []string
+	for _, t := range chat(1, 100_008)[100_000:] {
+		queries = append(queries, t.Text)
+	}
+	buf := make([]hit, 0, 64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		rk := bm25Ranker{}.ranking(m, queries[i%len(queries)])
+		buf, _ = rk.bestSpread(len(m.str)-2, 16000, m.tune.judged, buf[:0])
+	}
+}
+
+// BenchmarkLoCoMo runs on the LoCoMo dev conversations when the file is
+// beside the repository: "replay" appends each turn in order and composes
+// with each user turn (the benchmark program's live replay, one call per
+// op); "cold-start" restores a whole conversation and answers one of its
+// questions; "question" composes a question on a warm memory.
+func BenchmarkLoCoMo(b *testing.B) {
+	convs, err := loadLoCoMo()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if convs == nil {
+		b.Skip("no LoCoMo dev file at " + locomoPath)
+	}
+	ctx := context.Background()
+	b.Run("replay", func(b *testing.B) {
+		var m *Memory
+		c, t := 0, 0
+		b.ReportAllocs()
+		for range b.N {
+			if m == nil || t == len(convs[c].turns) {
+				if m != nil {
+					c, t = (c+1)%len(convs), 0
+				}
+				m = New(Options{})
+			}
+			turn := convs[c].turns[t]
+			t++
+			if _, err := m.AppendAt(turn.Role, turn.Text, turn.Time); err != nil {
+				b.Fatal(err)
+			}
+			if turn.Role == User {
+				if _, err := m.Compose(ctx, turn.Text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	saved := make([][]byte, len(convs))
+	warm := make([]*Memory, len(convs))
+	for i, c := range convs {
+		m := New(Options{Stability: -1})
+		fillTurns(m, c.turns)
+		if saved[i], err = m.ToJSON(); err != nil {
+			b.Fatal(err)
+		}
+		warm[i] = m
+	}
+	b.Run("cold-start", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			c := i % len(convs)
+			m, err := FromJSON(saved[c], Options{Stability: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := m.Compose(ctx, convs[c].questions[i%len(convs[c].questions)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("question", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			c := i % len(convs)
+			if _, err := warm[c].Compose(ctx, convs[c].questions[(i/len(convs))%len(convs[c].questions)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkHeapPerTurn builds a 100,000-turn memory, composes once (so the
+// per-query scratch is there too) and reports the heap it retains per turn,
+// the turns' own text included, against the text's bytes. The texts are
+// allocated at their size, as decoded requests are. Run it with
+// -benchtime 1x; the timing itself means little.
+func BenchmarkHeapPerTurn(b *testing.B) {
+	const n = 100_000
+	for range b.N {
+		g := newChatGen(1)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		m := New(Options{})
+		text := 0
+		for range n {
+			t := g.next()
+			text += len(t.Text)
+			if _, err := m.AppendAt(t.Role, t.Text, t.Time); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := m.Compose(context.Background(), g.next().Text); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+		runtime.KeepAlive(m)
+		runtime.KeepAlive(g)
+		b.ReportMetric(heap/n, "heap-B/turn")
+		b.ReportMetric(float64(text)/n, "text-B/turn")
+		b.ReportMetric(heap/float64(text), "heap/text")
+	}
+}
+
+// locomoPath is the LoCoMo dev file beside the repository.
+const locomoPath = "../shared/locomo/locomo-dev.json"
+
+// locomoConv is one LoCoMo conversation as turns, with its questions.
+type locomoConv struct {
+	turns     []Turn
+	questions []string
+}
+
+// loadLoCoMo reads the LoCoMo dev file as the benchmark program does:
+// speaker_a is the user, each session's turns at its date, a shared image's
+// caption after the text. It returns nil when the file is not there.
+func loadLoCoMo() ([]locomoConv, error) {
+	data, err := os.ReadFile(locomoPath)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var samples []struct {
+		Conversation map[string]json.RawMessage `json:"conversation"`
+		QA           []struct {
+			Question string `json:"question"`
+		} `json:"qa"`
+	}
+	if err := json.Unmarshal(data, &samples); err != nil {
+		return nil, err
+	}
+	var out []locomoConv
+	for _, s := range samples {
+		var a string
+		if err := json.Unmarshal(s.Conversation["speaker_a"], &a); err != nil {
+			return nil, err
+		}
+		var c locomoConv
+		for n := 1; ; n++ {
+			raw, ok := s.Conversation["session_"+strconv.Itoa(n)]
+			if !ok {
+				break
+			}
+			var stamp string
+			if err := json.Unmarshal(s.Conversation["session_"+strconv.Itoa(n)+"_date_time"], &stamp); err != nil {
+				return nil, err
+			}
+			when, err := time.Parse("3:04 pm on 2 January, 2006", stamp)
+			if err != nil {
+				return nil, err
+			}
+			var turns []struct {
+				Speaker string `json:"speaker"`
+				Text    string `json:"text"`
+				Caption string `json:"blip_caption"`
+			}
+			if err := json.Unmarshal(raw, &turns); err != nil {
+				return nil, err
+			}
+			for _, t := range turns {
+				role := Assistant
+				if t.Speaker == a {
+					role = User
+				}
+				text := t.Text
+				if t.Caption != "" {
+					text += " [shares a photo: " + t.Caption + "]"
+				}
+				if text == "" {
+					continue
+				}
+				c.turns = append(c.turns, Turn{Role: role, Text: text, Time: when})
+			}
+		}
+		for _, q := range s.QA {
+			c.questions = append(c.questions, q.Question)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
