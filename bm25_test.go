@@ -275,15 +275,12 @@ func TestANewBoundaryReencodesOnlyWhatChanged(t *testing.T) {
 }
 
 func TestWarmMemoryComposesLikeAColdOne(t *testing.T) {
-	g := newSynth(3)
-	history := g.take(400)
-	queries := g.take(25)
+	turns := chat(3, 425)
+	history, queries := turns[:400], turns[400:]
 	opts := Options{Budget: 3000, Stability: -1}
 	build := func() *Memory {
 		m := New(opts)
-		for _, tu := range history {
-			mustAppendAt(t, m, tu.role, tu.text, tu.when)
-		}
+		fillTurns(m, history)
 		return m
 	}
 	cold := func(q string) Result { return compose(t, build(), q) }
@@ -308,9 +305,9 @@ func TestWarmMemoryComposesLikeAColdOne(t *testing.T) {
 	require.NoError(t, err)
 
 	for i, q := range queries {
-		want := cold(q.text)
+		want := cold(q.Text)
 		for name, m := range map[string]*Memory{"warm": warm, "churned": churned, "restored": restored} {
-			got := compose(t, m, q.text)
+			got := compose(t, m, q.Text)
 			assert.Equal(t, want.Included, got.Included, "%s memory, query %d", name, i)
 			assert.Equal(t, want.Messages, got.Messages, "%s memory, query %d", name, i)
 		}

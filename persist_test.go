@@ -31,24 +31,16 @@ func throughJSON(t *testing.T, data []byte) []byte {
 	return out
 }
 
-func synthMemory(t *testing.T, opts Options, seed uint64, n int) *Memory {
-	t.Helper()
-	m := New(opts)
-	for _, tu := range newSynth(seed).take(n) {
-		mustAppendAt(t, m, tu.role, tu.text, tu.when)
-	}
-	return m
-}
-
 func TestJSONRoundTripKeepsTurnsBoundsAndComposition(t *testing.T) {
 	for _, stability := range []float64{-1, 0} {
 		t.Run(fmt.Sprint(stability), func(t *testing.T) {
 			opts := Options{Budget: 3000, Stability: stability}
-			m := synthMemory(t, opts, 11, 300)
+			m := New(opts)
+			fillTurns(m, chat(11, 300))
 			mustAppend(t, m, User, "multi-line\r\nnon-ASCII: café 東京 😀")
 			require.NoError(t, m.Redact(17))
-			queries := newSynth(12).take(5)
-			before := compose(t, m, queries[0].text)
+			queries := chat(12, 5)
+			before := compose(t, m, queries[0].Text)
 
 			data, err := m.ToJSON()
 			require.NoError(t, err)
@@ -65,11 +57,11 @@ func TestJSONRoundTripKeepsTurnsBoundsAndComposition(t *testing.T) {
 				assert.True(t, a.Time.Equal(b.Time), "turn %d: %v vs %v", i, a.Time, b.Time)
 			}
 			assert.Equal(t, m.Bounds(), m2.Bounds())
-			after := compose(t, m2, queries[0].text)
+			after := compose(t, m2, queries[0].Text)
 			assert.Equal(t, before.Included, after.Included)
 			assert.Equal(t, before.Messages, after.Messages)
 			for _, q := range queries[1:] {
-				assert.Equal(t, compose(t, m, q.text).Included, compose(t, m2, q.text).Included)
+				assert.Equal(t, compose(t, m, q.Text).Included, compose(t, m2, q.Text).Included)
 			}
 			data2, err := m2.ToJSON()
 			require.NoError(t, err)

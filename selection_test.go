@@ -103,25 +103,25 @@ func TestBudgetOverflowReselectsAsTurnsAccumulate(t *testing.T) {
 }
 
 func TestLiveReplayKeepsThePrefixByteIdenticalBetweenRebuilds(t *testing.T) {
-	g := newSynth(7)
+	g := newChatGen(7)
 	m := New(Options{Budget: 6000})
 	for i := 0; i < 200; i++ {
-		role, text, when := g.next()
-		mustAppendAt(t, m, role, text, when)
+		tu := g.next()
+		mustAppendAt(t, m, tu.Role, tu.Text, tu.Time)
 	}
 	var prev Result
 	kept := 0
 	for i := 0; i < 200; i++ {
-		_, q, when := g.next()
-		mustAppendAt(t, m, User, q, when)
-		r := compose(t, m, q)
+		q := g.next()
+		mustAppendAt(t, m, User, q.Text, q.Time)
+		r := compose(t, m, q.Text)
 		assert.LessOrEqual(t, contextRunes(r), 6000)
 		if i > 0 && !r.Reselected {
 			kept++
 			prefixHeld(t, prev, r, fmt.Sprintf("call %d", i))
 		}
-		_, a, when := g.next()
-		mustAppendAt(t, m, Assistant, a, when)
+		a := g.next()
+		mustAppendAt(t, m, Assistant, a.Text, a.Time)
 		prev = r
 	}
 	assert.Greater(t, kept, 100, "a sticky selection must be kept on most live calls")
