@@ -15,15 +15,18 @@ package byheart
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/byheart/byheart/internal/locomo"
 )
 
 // snapshots caches a memory's JSON by conversation length, so -count and the
@@ -269,18 +272,59 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
+// locomoConv is one LoCoMo conversation as the benchmarks use it.
+type locomoConv struct {
+	turns     []Turn
+	questions []string
+}
+
+// loadLoCoMo reads the LoCoMo dev file as the benchmark program does:
+// speaker_a is the user, each session's turns at its date, a shared image's
+// caption after the text. The file is $BYHEART_LOCOMO, or shared/locomo
+// beside the repository, never a copy inside it; when it is not there,
+// loadLoCoMo returns no conversations and the path it looked at.
+func loadLoCoMo() ([]locomoConv, string, error) {
+	path := os.Getenv("BYHEART_LOCOMO")
+	if path == "" {
+		path = filepath.Join("..", "shared", "locomo", "locomo-dev.json")
+	}
+	ds, err := locomo.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, path, nil
+	}
+	if err != nil {
+		return nil, path, err
+	}
+	var out []locomoConv
+	for _, c := range ds.Convs {
+		var lc locomoConv
+		for _, t := range c.Turns {
+			role := Assistant
+			if t.ByA {
+				role = User
+			}
+			lc.turns = append(lc.turns, Turn{Role: role, Text: t.Text, Time: t.When})
+		}
+		for _, q := range c.Questions {
+			lc.questions = append(lc.questions, q.Text)
+		}
+		out = append(out, lc)
+	}
+	return out, path, nil
+}
+
 // BenchmarkLoCoMo runs on the LoCoMo dev conversations when the file is
 // beside the repository: "replay" appends each turn in order and composes
 // with each user turn (the benchmark program's live replay, one call per
 // op); "cold-start" restores a whole conversation and answers one of its
 // questions; "question" composes a question on a warm memory.
 func BenchmarkLoCoMo(b *testing.B) {
-	convs, err := loadLoCoMo()
+	convs, path, err := loadLoCoMo()
 	if err != nil {
 		b.Fatal(err)
 	}
 	if convs == nil {
-		b.Skip("no LoCoMo dev file at " + locomoPath)
+		b.Skip("no LoCoMo dev file at " + path)
 	}
 	ctx := context.Background()
 	b.Run("replay", func(b *testing.B) {
@@ -373,84 +417,4 @@ func BenchmarkHeapPerTurn(b *testing.B) {
 		b.ReportMetric(float64(text)/n, "text-B/turn")
 		b.ReportMetric(heap/float64(text), "heap/text")
 	}
-}
-
-// locomoPath is the LoCoMo dev file beside the repository.
-const locomoPath = "../shared/locomo/locomo-dev.json"
-
-// locomoConv is one LoCoMo conversation as turns, with its questions.
-type locomoConv struct {
-	turns     []Turn
-	questions []string
-}
-
-// loadLoCoMo reads the LoCoMo dev file as the benchmark program does:
-// speaker_a is the user, each session's turns at its date, a shared image's
-// caption after the text. It returns nil when the file is not there.
-func loadLoCoMo() ([]locomoConv, error) {
-	data, err := os.ReadFile(locomoPath)
-	if os.IsNotExist(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var samples []struct {
-		Conversation map[string]json.RawMessage `json:"conversation"`
-		QA           []struct {
-			Question string `json:"question"`
-		} `json:"qa"`
-	}
-	if err := json.Unmarshal(data, &samples); err != nil {
-		return nil, err
-	}
-	var out []locomoConv
-	for _, s := range samples {
-		var a string
-		if err := json.Unmarshal(s.Conversation["speaker_a"], &a); err != nil {
-			return nil, err
-		}
-		var c locomoConv
-		for n := 1; ; n++ {
-			raw, ok := s.Conversation["session_"+strconv.Itoa(n)]
-			if !ok {
-				break
-			}
-			var stamp string
-			if err := json.Unmarshal(s.Conversation["session_"+strconv.Itoa(n)+"_date_time"], &stamp); err != nil {
-				return nil, err
-			}
-			when, err := time.Parse("3:04 pm on 2 January, 2006", stamp)
-			if err != nil {
-				return nil, err
-			}
-			var turns []struct {
-				Speaker string `json:"speaker"`
-				Text    string `json:"text"`
-				Caption string `json:"blip_caption"`
-			}
-			if err := json.Unmarshal(raw, &turns); err != nil {
-				return nil, err
-			}
-			for _, t := range turns {
-				role := Assistant
-				if t.Speaker == a {
-					role = User
-				}
-				text := t.Text
-				if t.Caption != "" {
-					text += " [shares a photo: " + t.Caption + "]"
-				}
-				if text == "" {
-					continue
-				}
-				c.turns = append(c.turns, Turn{Role: role, Text: text, Time: when})
-			}
-		}
-		for _, q := range s.QA {
-			c.questions = append(c.questions, q.Question)
-		}
-		out = append(out, c)
-	}
-	return out, nil
 }
