@@ -194,26 +194,6 @@ func TestBoundariesHookSeesOnlyTheOpenStretchAndItsSplitsApply(t *testing.T) {
 	assert.Equal(t, bounds[len(bounds)-1], open, "the newest stretch must start after the last tail")
 }
 
-func TestBoundariesHookThatFailsRecordsNothing(t *testing.T) {
-	cases := map[string]func([]Turn) []int{
-		"panics":              func([]Turn) []int { panic("segmenter down") },
-		"split at zero":       func([]Turn) []int { return []int{0} },
-		"split past the tail": func(tail []Turn) []int { return []int{len(tail)} },
-		"not increasing":      func(tail []Turn) []int { return []int{2, 1} },
-	}
-	for name, hook := range cases {
-		t.Run(name, func(t *testing.T) {
-			m := New(Options{Chunk: 60, Boundaries: hook})
-			fill(t, m, 3, "twenty characters...") // 66 characters: the next append closes
-			bounds := m.Bounds()
-			_, err := m.Append(User, "one more turn")
-			require.ErrorIs(t, err, ErrBoundaries)
-			assert.Equal(t, 3, m.Len())
-			assert.Equal(t, bounds, m.Bounds())
-		})
-	}
-}
-
 func TestBoundariesFaults(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
@@ -483,58 +463,6 @@ func TestRedactedTextIsUnreachable(t *testing.T) {
 }
 
 // ── concurrency ───────────────────────────────────────────────────────
-
-func TestConcurrentAppendAndComposeLoseNoTurn(t *testing.T) {
-	m := New(Options{Budget: 3000, Chunk: 300,
-		External: ExternalFunc(func(_ context.Context, q string) ([]Item, error) {
-			return []Item{{Text: "outside: " + q, Source: "kb"}}, nil
-		})})
-	const writers, perWriter = 4, 60
-	var wg sync.WaitGroup
-	errs := make(chan error, writers*perWriter*2)
-	for w := 0; w < writers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; i < perWriter; i++ {
-				text := fmt.Sprintf("writer %d turn %d about the deploy and the greenhouse", w, i)
-				if _, err := m.Append(roleOf(i), text); err != nil {
-					errs <- err
-				}
-				if r, err := m.Compose(context.Background(), text); err != nil {
-					errs <- err
-				} else if contextRunes(r) > 3000 {
-					errs <- errors.New("budget exceeded under concurrency")
-				}
-				if i%10 == 0 {
-					if _, err := m.ToJSON(); err != nil {
-						errs <- err
-					}
-					_ = m.Bounds()
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
-	}
-
-	require.Equal(t, writers*perWriter, m.Len())
-	seen := map[string]int{}
-	for i := 0; i < m.Len(); i++ {
-		tu, err := m.Turn(i)
-		require.NoError(t, err)
-		seen[tu.Text]++
-	}
-	for w := 0; w < writers; w++ {
-		for i := 0; i < perWriter; i++ {
-			text := fmt.Sprintf("writer %d turn %d about the deploy and the greenhouse", w, i)
-			assert.Equal(t, 1, seen[text], "%q", text)
-		}
-	}
-}
 
 // TestConcurrentUse runs 16 goroutines that append, compose, redact,
 // serialise and read at once; run it under -race.

@@ -581,85 +581,71 @@ func TestRetrieverOddScores(t *testing.T) {
 	}
 }
 
-// TestRetrieverSeesEveryTurn: the documents a Retriever scores hold every
-// turn of their stretch, however the stretch grew and closed between calls.
-func TestRetrieverSeesEveryTurn(t *testing.T) {
-	var seen []Document
-	ret := RetrieverFunc(func(ctx context.Context, q string, docs []Document) ([]float64, error) {
-		seen = append(seen[:0], docs...)
-		return overlap(ctx, q, docs)
+// TestRetrieverSeesEachStretchsCurrentText: the documents a Retriever
+// scores are the stretches as they stand at that call, each holding every
+// turn of its stretch, however the open stretch grew, closed or was split
+// between calls. The texts hold no relative dates, so a stretch's text is
+// its turns' own, one a line.
+func TestRetrieverSeesEachStretchsCurrentText(t *testing.T) {
+	var docs []Document
+	ret := RetrieverFunc(func(ctx context.Context, q string, d []Document) ([]float64, error) {
+		docs = d
+		return overlap(ctx, q, d)
 	})
-	split := func(tail []Turn) []int {
+	halves := func(tail []Turn) []int { return []int{len(tail) / 2} }
+	firstApart := func(tail []Turn) []int {
 		if len(tail) >= 3 {
 			return []int{1}
 		}
 		return nil
 	}
-	for name, hook := range map[string]func([]Turn) []int{"no hook": nil, "splitting hook": split} {
-		t.Run(name, func(t *testing.T) {
-			m := New(Options{Budget: 200, Chunk: 60, Retriever: ret, Boundaries: hook})
-			for i := range 30 {
-				_, err := m.Append([]Role{User, Assistant}[i%2], fmt.Sprintf("turn number %d says word%d", i, i))
-				require.NoError(t, err)
+	topics := func(i int) string { return topicTurn([]string{"garden", "music"}[i%2], i) }
+	numbered := func(i int) string { return fmt.Sprintf("turn number %d says word%d", i, i) }
+	cases := []struct {
+		name  string
+		opts  Options
+		text  func(i int) string
+		query string
+	}{
+		{"topics, no hook", Options{Budget: 150, Chunk: 120}, topics, "compost"},
+		{"topics, a hook that halves the open stretch", Options{Budget: 150, Chunk: 120, Boundaries: halves}, topics, "compost"},
+		{"numbered turns, no hook", Options{Budget: 200, Chunk: 60}, numbered, "word"},
+		{"numbered turns, a hook that sets the first turn apart", Options{Budget: 200, Chunk: 60, Boundaries: firstApart}, numbered, "word"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.opts.Retriever = ret
+			m := New(c.opts)
+			checked := 0
+			for i := 0; i < 40; i++ {
+				mustAppend(t, m, roleOf(i), c.text(i))
 				if i%3 != 0 {
 					continue // the open stretch grows, and may close, between calls
 				}
-				_, err = m.Compose(context.Background(), "word")
-				require.NoError(t, err)
-				if m.total <= m.opt.Budget {
-					continue
+				docs = nil
+				compose(t, m, c.query)
+				if docs == nil {
+					continue // below the budget: nothing to rank
 				}
-				require.Len(t, seen, len(m.str))
-				for s := range m.str {
-					want := m.joined(m.str[s].start, m.stretchEnd(s))
-					require.Equal(t, want, seen[s].Text, "stretch %d after turn %d", s, i)
+				checked++
+				bounds := m.Bounds()
+				require.Len(t, docs, len(bounds))
+				for s, a := range bounds {
+					b := m.Len()
+					if s+1 < len(bounds) {
+						b = bounds[s+1]
+					}
+					var texts []string
+					for k := a; k < b; k++ {
+						tu, err := m.Turn(k)
+						require.NoError(t, err)
+						texts = append(texts, tu.Text)
+					}
+					require.Equal(t, strings.Join(texts, "\n"), docs[s].Text,
+						"after turn %d the retriever was shown stretch %d (turns %d-%d) with another text", i, s, a, b-1)
 				}
 			}
+			assert.Greater(t, checked, 10, "too few calls ranked above the budget")
 		})
 	}
-}
-
-func TestRetrieverSeesEachStretchsCurrentText(t *testing.T) {
-	var docs []Document
-	ret := RetrieverFunc(func(_ context.Context, q string, d []Document) ([]float64, error) {
-		docs = d
-		out := make([]float64, len(d))
-		for i, doc := range d {
-			out[i] = float64(strings.Count(doc.Text, q))
-		}
-		return out, nil
-	})
-	checked := 0
-	for _, hook := range []func([]Turn) []int{nil, func(tail []Turn) []int { return []int{len(tail) / 2} }} {
-		m := New(Options{Budget: 150, Chunk: 120, Retriever: ret, Boundaries: hook})
-		for i := 0; i < 40; i++ {
-			mustAppend(t, m, roleOf(i), topicTurn([]string{"garden", "music"}[i%2], i))
-			if i%3 != 0 {
-				continue
-			}
-			docs = nil
-			compose(t, m, "compost")
-			if docs == nil {
-				continue // below the budget: nothing to rank
-			}
-			checked++
-			bounds := m.Bounds()
-			require.Len(t, docs, len(bounds))
-			for s, a := range bounds {
-				b := m.Len()
-				if s+1 < len(bounds) {
-					b = bounds[s+1]
-				}
-				var lines []string
-				for k := a; k < b; k++ {
-					tu, err := m.Turn(k)
-					require.NoError(t, err)
-					lines = append(lines, tu.Text)
-				}
-				require.Equal(t, strings.Join(lines, "\n"), docs[s].Text,
-					"after turn %d the retriever was shown stretch %d (turns %d-%d) with another text", i, s, a, b-1)
-			}
-		}
-	}
-	assert.Greater(t, checked, 20)
 }
