@@ -261,10 +261,9 @@ func exhaustiveOwn(m *Memory, query string) []float64 {
 	return out
 }
 
-// chooseReference is choose as a walk over every stretch in order:
-// positive scores best first, newer first on ties, then the rest newest
-// first.
-func chooseReference(m *Memory, scores []float64, upto, capacity, limit int) (keys, picked []int) {
+// referenceOrder is the order choose walks the stretches in: positive
+// scores best first, newer first on ties, then the rest newest first.
+func referenceOrder(scores []float64) []int {
 	var hits []hit
 	var rest []int
 	for s, v := range scores {
@@ -282,6 +281,12 @@ func chooseReference(m *Memory, scores []float64, upto, capacity, limit int) (ke
 	for i := len(rest) - 1; i >= 0; i-- {
 		order = append(order, rest[i])
 	}
+	return order
+}
+
+// chooseReference is choose as a walk over every stretch in
+// referenceOrder(scores).
+func chooseReference(m *Memory, scores []float64, order []int, upto, capacity, limit int) (keys, picked []int) {
 	for _, s := range order {
 		if limit > 0 && len(picked) == limit {
 			break
@@ -310,73 +315,84 @@ func chooseReference(m *Memory, scores []float64, upto, capacity, limit int) (ke
 	return keys, picked
 }
 
-// rankShapes are memories of different make.
-func rankShapes(t testing.TB) map[string]*Memory {
-	shapes := map[string]*Memory{}
-
-	m := New(Options{})
-	fillTurns(m, chat(21, 3000))
-	shapes["chat-3000"] = m
-
-	m = New(Options{Chunk: 150})
-	fillTurns(m, chat(22, 800))
-	shapes["small-chunks"] = m
-
+// rankShapes are memories of different make, each built by its own
+// function so that tests can build them in parallel.
+var rankShapes = []struct {
+	name  string
+	build func(t testing.TB) *Memory
+}{
+	{"chat-3000", func(testing.TB) *Memory {
+		m := New(Options{})
+		fillTurns(m, chat(21, 3000))
+		return m
+	}},
+	{"small-chunks", func(testing.TB) *Memory {
+		m := New(Options{Chunk: 150})
+		fillTurns(m, chat(22, 800))
+		return m
+	}},
 	// Untimed turns that repeat, so many stretches share one text (a slot
 	// with several users).
-	m = New(Options{Chunk: 120})
-	g := newChatGen(23)
-	var pool []string
-	for range 12 {
-		pool = append(pool, g.sentence(50))
-	}
-	r := rand.New(rand.NewPCG(5, 6))
-	for i := range 900 {
-		role := User
-		if i%2 == 1 {
-			role = Assistant
+	{"shared-texts", func(t testing.TB) *Memory {
+		m := New(Options{Chunk: 120})
+		g := newChatGen(23)
+		var pool []string
+		for range 12 {
+			pool = append(pool, g.sentence(50))
 		}
-		_, err := m.Append(role, pool[r.IntN(3)*(i%4)])
-		require.NoError(t, err)
-	}
-	shapes["shared-texts"] = m
-
+		r := rand.New(rand.NewPCG(5, 6))
+		for i := range 900 {
+			mustAppend(t, m, roleOf(i), pool[r.IntN(3)*(i%4)])
+		}
+		return m
+	}},
 	// A Boundaries hook that cuts stretches to single turns and pairs, then
 	// redactions, then a trip through JSON (restored boundaries).
-	m = New(Options{Chunk: 600, Boundaries: func(tail []Turn) []int {
-		var cuts []int
-		for i := 1; i < len(tail); i += 1 + i%2 {
-			cuts = append(cuts, i)
+	{"boundaries-redacted-restored", func(t testing.TB) *Memory {
+		m := New(Options{Chunk: 600, Boundaries: func(tail []Turn) []int {
+			var cuts []int
+			for i := 1; i < len(tail); i += 1 + i%2 {
+				cuts = append(cuts, i)
+			}
+			return cuts
+		}})
+		fillTurns(m, chat(24, 1200))
+		for _, i := range []int{3, 40, 41, 700, 1100} {
+			require.NoError(t, m.Redact(i))
 		}
-		return cuts
-	}})
-	fillTurns(m, chat(24, 1200))
-	for _, i := range []int{3, 40, 41, 700, 1100} {
-		require.NoError(t, m.Redact(i))
-	}
-	data, err := m.ToJSON()
-	require.NoError(t, err)
-	m, err = FromJSON(data, Options{Chunk: 600})
-	require.NoError(t, err)
-	fillTurns(m, chat(25, 50))
-	shapes["boundaries-redacted-restored"] = m
-
-	// Long turns: stretches far larger than the chunk.
-	m = New(Options{})
-	g = newChatGen(26)
-	for i := range 300 {
-		tt := g.next()
-		text := tt.Text
-		if i%17 == 0 {
-			text = g.sentence(4000)
-		}
-		_, err := m.AppendAt(tt.Role, text, tt.Time)
+		m, err := FromJSON([]byte(mustJSON(t, m)), Options{Chunk: 600})
 		require.NoError(t, err)
-	}
-	shapes["long-turns"] = m
-	return shapes
+		fillTurns(m, chat(25, 50))
+		return m
+	}},
+	// Long turns: stretches far larger than the chunk.
+	{"long-turns", func(t testing.TB) *Memory {
+		m := New(Options{})
+		g := newChatGen(26)
+		for i := range 300 {
+			tt := g.next()
+			text := tt.Text
+			if i%17 == 0 {
+				text = g.sentence(4000)
+			}
+			mustAppendAt(t, m, tt.Role, text, tt.Time)
+		}
+		return m
+	}},
 }
 
+// eachRankShape runs check on each of rankShapes, in parallel subtests.
+func eachRankShape(t *testing.T, check func(t *testing.T, m *Memory)) {
+	for _, shape := range rankShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			t.Parallel()
+			check(t, shape.build(t))
+		})
+	}
+}
+
+// rankQueries are queries of every kind for m: empty, matching nothing, the
+// commonest words, turns of another chat and turns of m itself.
 func rankQueries(m *Memory, seed uint64) []string {
 	g := newChatGen(seed)
 	qs := []string{"", "nothing here qqqz", g.vocab[0], g.vocab[0] + " " + g.vocab[1] + " " + g.vocab[2]}
@@ -391,19 +407,20 @@ func rankQueries(m *Memory, seed uint64) []string {
 }
 
 func TestRankingMatchesExhaustive(t *testing.T) {
-	shapes := rankShapes(t)
+	t.Parallel()
 	// The defaults; then every query searched, as a long conversation's
 	// are; then searches so shallow that fills go deeper, score stretches
 	// one by one and fall back to scoring every posting.
 	d := defaults
-	for _, depth := range [][3]int{{d.firstK, d.maxK, d.smallQuery}, {d.firstK, d.maxK, 0}, {1, 4, 0}, {2, 1 << 30, 0}} {
-		for name, m := range shapes {
-			t.Run(fmt.Sprintf("%s/k=%d-%d-%d", name, depth[0], depth[1], depth[2]), func(t *testing.T) {
+	depths := [][3]int{{d.firstK, d.maxK, d.smallQuery}, {d.firstK, d.maxK, 0}, {1, 4, 0}, {2, 1 << 30, 0}}
+	eachRankShape(t, func(t *testing.T, m *Memory) {
+		for _, depth := range depths {
+			t.Run(fmt.Sprintf("k=%d-%d-%d", depth[0], depth[1], depth[2]), func(t *testing.T) {
 				m.tune.firstK, m.tune.maxK, m.tune.smallQuery = depth[0], depth[1], depth[2]
 				testRanking(t, m)
 			})
 		}
-	}
+	})
 }
 
 func testRanking(t *testing.T, m *Memory) {
@@ -411,6 +428,7 @@ func testRanking(t *testing.T, m *Memory) {
 	r := rand.New(rand.NewPCG(7, uint64(n)))
 	for qi, query := range rankQueries(m, uint64(len(m.str))) {
 		want := exhaustive(m, query)
+		order := referenceOrder(want)
 		rk := bm25Ranker{}.ranking(m, query)
 		for s := range m.str {
 			require.Equal(t, want[s], rk.score(s), "score of stretch %d, query %d", s, qi)
@@ -422,7 +440,7 @@ func testRanking(t *testing.T, m *Memory) {
 				for _, limit := range []int{0, m.tune.judged} {
 					rk := bm25Ranker{}.ranking(m, query)
 					keys, picked := rk.choose(upto, room, limit)
-					wk, wp := chooseReference(m, want, upto, room, limit)
+					wk, wp := chooseReference(m, want, order, upto, room, limit)
 					require.Equal(t, wp, picked, "picked: query %d upto %d room %d limit %d", qi, upto, room, limit)
 					if limit == 0 {
 						require.Equal(t, wk, keys, "keys: query %d upto %d room %d", qi, upto, room)
@@ -433,26 +451,24 @@ func testRanking(t *testing.T, m *Memory) {
 	}
 }
 
-// TestBestIsTopK checks the pruned searches alone, by own scores and by
-// full ones, against a sort of every stretch, at depths from one to past
-// the number of stretches.
-func TestBestIsTopK(t *testing.T) {
-	for name, m := range rankShapes(t) {
-		t.Run(name, func(t *testing.T) {
-			for _, query := range rankQueries(m, 3) {
-				testBest(t, m, query, exhaustiveOwn(m, query), func(lim, room, k int) ([]hit, bool) {
-					fits := func(u int32) bool { return int(u) < lim && m.str[u].size <= room }
-					return m.ix.best(m.ix.prepare(query), k, 1, fits, nil)
-				})
-				testBest(t, m, query, exhaustive(m, query), func(lim, room, k int) ([]hit, bool) {
-					rk := bm25Ranker{}.ranking(m, query)
-					return rk.bestSpread(lim, room, k, nil)
-				})
-			}
-		})
-	}
+// TestBestSpreadIsTopK checks the ranking's pruned search by full scores
+// (own plus the neighbour share) against a sort of every stretch, at depths
+// from one to past the number of stretches. TestIndexBestIsTopK in
+// bm25_test.go does the same for the index's search by own scores.
+func TestBestSpreadIsTopK(t *testing.T) {
+	t.Parallel()
+	eachRankShape(t, func(t *testing.T, m *Memory) {
+		for _, query := range rankQueries(m, 3) {
+			testBest(t, m, query, exhaustive(m, query), func(lim, room, k int) ([]hit, bool) {
+				rk := bm25Ranker{}.ranking(m, query)
+				return rk.bestSpread(lim, room, k, nil)
+			})
+		}
+	})
 }
 
+// testBest checks best, the k best stretches below lim that fit room, at
+// several depths and rooms against want, every stretch's score.
 func testBest(t *testing.T, m *Memory, query string, want []float64, best func(lim, room, k int) ([]hit, bool)) {
 	lim := len(m.str) - 1
 	for _, room := range []int{1 << 30, 1100, 400} {
