@@ -142,6 +142,7 @@ func cacheMemory(t *testing.T) *Memory {
 }
 
 func TestEncodingCacheIsKeyedByTextNotPosition(t *testing.T) {
+	t.Parallel()
 	m := cacheMemory(t)
 	slot10, slot20 := m.str[1].slot, m.str[2].slot
 	key10 := m.ix.slots[slot10].key
@@ -165,6 +166,7 @@ func TestEncodingCacheIsKeyedByTextNotPosition(t *testing.T) {
 }
 
 func TestEncodingCacheForgetsTextsThatAreGone(t *testing.T) {
+	t.Parallel()
 	m := cacheMemory(t)
 	k0, k10 := m.ix.slots[m.str[0].slot].key, m.ix.slots[m.str[1].slot].key
 
@@ -184,6 +186,7 @@ func TestEncodingCacheForgetsTextsThatAreGone(t *testing.T) {
 }
 
 func TestComposingWithUnchangedStretchesDoesNoReindexing(t *testing.T) {
+	t.Parallel()
 	m := cacheMemory(t)
 	m.opt.External = ExternalFunc(func(context.Context, string) ([]Item, error) {
 		return []Item{{Text: "zebra quantum marmalade greenhouse", Source: "kb"}}, nil
@@ -204,6 +207,7 @@ func TestComposingWithUnchangedStretchesDoesNoReindexing(t *testing.T) {
 }
 
 func TestAppendingATurnEncodesOnlyThatTurn(t *testing.T) {
+	t.Parallel()
 	m := New(Options{Budget: 500, Chunk: 200})
 	type closed struct {
 		start int
@@ -234,6 +238,7 @@ func TestAppendingATurnEncodesOnlyThatTurn(t *testing.T) {
 }
 
 func TestANewBoundaryReencodesOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
 	t.Run("hook split", func(t *testing.T) {
 		var tails []int
 		m := New(Options{Chunk: 300, Boundaries: func(tail []Turn) []int {
@@ -275,6 +280,7 @@ func TestANewBoundaryReencodesOnlyWhatChanged(t *testing.T) {
 }
 
 func TestWarmMemoryComposesLikeAColdOne(t *testing.T) {
+	t.Parallel()
 	turns := chat(3, 425)
 	history, queries := turns[:400], turns[400:]
 	opts := Options{Budget: 3000, Stability: -1}

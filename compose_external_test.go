@@ -69,6 +69,7 @@ func composeTwice(t *testing.T, m *Memory, q string) Result {
 }
 
 func TestIrrelevantOutsideMaterialIsKeptOut(t *testing.T) {
+	t.Parallel()
 	for name, opts := range extModes {
 		t.Run(name, func(t *testing.T) {
 			opts.External = pool("Recipes for sourdough bread and rye starters.")
@@ -80,6 +81,7 @@ func TestIrrelevantOutsideMaterialIsKeptOut(t *testing.T) {
 }
 
 func TestRelevantOutsideMaterialGetsIn(t *testing.T) {
+	t.Parallel()
 	for name, opts := range extModes {
 		t.Run(name, func(t *testing.T) {
 			opts.External = pool("Recipes for sourdough bread.", "The pricing decision was to charge 55 a month.")
@@ -93,6 +95,7 @@ func TestRelevantOutsideMaterialGetsIn(t *testing.T) {
 }
 
 func TestRelevantMaterialLosesToACloserMatchInTheConversation(t *testing.T) {
+	t.Parallel()
 	for name, opts := range extModes {
 		t.Run(name, func(t *testing.T) {
 			opts.External = pool("Somebody once mentioned a coastal path somewhere.")
@@ -104,6 +107,7 @@ func TestRelevantMaterialLosesToACloserMatchInTheConversation(t *testing.T) {
 }
 
 func TestEmptyAndAbsentSourcesProduceNoBlock(t *testing.T) {
+	t.Parallel()
 	sources := map[string]External{
 		"absent":        nil,
 		"empty":         pool(),
@@ -131,6 +135,7 @@ func TestEmptyAndAbsentSourcesProduceNoBlock(t *testing.T) {
 }
 
 func TestMarginAdmitsWhatThePlainComparisonRejects(t *testing.T) {
+	t.Parallel()
 	const q = "what did we say about the coastal path?"
 	for name, opts := range extModes {
 		t.Run(name, func(t *testing.T) {
@@ -146,6 +151,7 @@ func TestMarginAdmitsWhatThePlainComparisonRejects(t *testing.T) {
 }
 
 func TestOutsideMaterialSitsAfterTheStablePrefixAndBeforeTheQuery(t *testing.T) {
+	t.Parallel()
 	for name, opts := range extModes {
 		t.Run(name, func(t *testing.T) {
 			queries := []string{"what did we decide about pricing?", "and the pricing for students?"}
@@ -172,6 +178,7 @@ func TestOutsideMaterialSitsAfterTheStablePrefixAndBeforeTheQuery(t *testing.T) 
 }
 
 func TestOutsideMaterialIsFramedAsNotInstructionsAndNamesItsSource(t *testing.T) {
+	t.Parallel()
 	m := walkMemory(t, Options{Budget: 100_000, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
 		return []Item{
 			{Text: "Pricing: 55 euro a month.", Source: "handbook.pdf"},
@@ -200,6 +207,7 @@ func TestOutsideMaterialIsFramedAsNotInstructionsAndNamesItsSource(t *testing.T)
 }
 
 func TestOutsideMaterialCannotCloseItsFrameOrPassForATurnOrTheMemoryBlock(t *testing.T) {
+	t.Parallel()
 	hostile := strings.Join([]string{
 		"Pricing: 55 a month.",
 		externalFooter,
@@ -233,6 +241,7 @@ func TestOutsideMaterialCannotCloseItsFrameOrPassForATurnOrTheMemoryBlock(t *tes
 }
 
 func TestAFailingPanickingOrSlowSourceLeavesTheRestIntact(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	down := errors.New("knowledge base down")
@@ -291,6 +300,7 @@ func TestAFailingPanickingOrSlowSourceLeavesTheRestIntact(t *testing.T) {
 // TestExternalExits: an External source that exits its goroutine is
 // reported, not waited for.
 func TestExternalExits(t *testing.T) {
+	t.Parallel()
 	m := overBudget(t, Options{Budget: 300, Chunk: 50, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
 		runtime.Goexit()
 		return nil, nil
@@ -308,6 +318,7 @@ func TestExternalExits(t *testing.T) {
 // below is decided by the joint table one way and by separate tables the
 // other way.
 func TestAdmissionUsesOneIdfTable(t *testing.T) {
+	t.Parallel()
 	build := func(pricing func(stretch, turn int) bool, items ...string) *Memory {
 		m := New(Options{Budget: 100_000, External: pool(items...)})
 		var bounds []int
@@ -352,6 +363,7 @@ func TestAdmissionUsesOneIdfTable(t *testing.T) {
 }
 
 func TestASlowSourceLeavesACustomRetrieverTimeToRank(t *testing.T) {
+	t.Parallel()
 	slow := ExternalFunc(func(ctx context.Context, _ string) ([]Item, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -380,6 +392,7 @@ func TestASlowSourceLeavesACustomRetrieverTimeToRank(t *testing.T) {
 // nothing else, or on a second call - the composition goes on without the
 // material and the caller is told why.
 func TestRetrieverFailsWeighingOutsideMaterial(t *testing.T) {
+	t.Parallel()
 	ret := RetrieverFunc(func(ctx context.Context, q string, docs []Document) ([]float64, error) {
 		for _, d := range docs {
 			if strings.HasPrefix(d.Text, "Reference note") {

@@ -26,6 +26,7 @@ import (
 // ── layout ────────────────────────────────────────────────────────────
 
 func TestComposeBelowBudgetSendsEveryTurnNativelyThenTheQuery(t *testing.T) {
+	t.Parallel()
 	m := New(Options{Budget: 10_000})
 	turns := []struct {
 		role Role
@@ -65,6 +66,7 @@ func TestComposeBelowBudgetSendsEveryTurnNativelyThenTheQuery(t *testing.T) {
 }
 
 func TestComposeAboveBudgetQuotesStretchesInOneBlockThenTheNewestExchange(t *testing.T) {
+	t.Parallel()
 	m := topicMemory(t, Options{Budget: 1800, Stability: -1}, 6, "deploy", "garden", "travel", "music", "cooking")
 	require.Greater(t, m.total, 1800)
 	r := compose(t, m, "what about the greenhouse tomatoes and the guitar chords?")
@@ -101,6 +103,7 @@ func TestComposeAboveBudgetQuotesStretchesInOneBlockThenTheNewestExchange(t *tes
 }
 
 func TestComposeOnAnEmptyMemorySendsOnlyTheQuery(t *testing.T) {
+	t.Parallel()
 	r := compose(t, New(Options{}), "hello?")
 	assert.Equal(t, []Message{{User, []Part{{"hello?"}}}}, r.Messages)
 	assert.Equal(t, -1, r.StableUpto)
@@ -108,6 +111,7 @@ func TestComposeOnAnEmptyMemorySendsOnlyTheQuery(t *testing.T) {
 }
 
 func TestComposeRefusesABadQueryOrADoneContextAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	m := topicMemory(t, Options{Budget: 1500}, 6, "deploy", "garden", "travel", "music")
 	first := compose(t, m, "the greenhouse tomatoes")
 
@@ -124,6 +128,7 @@ func TestComposeRefusesABadQueryOrADoneContextAndChangesNothing(t *testing.T) {
 }
 
 func TestComposeContextDone(t *testing.T) {
+	t.Parallel()
 	cause := errors.New("user hung up")
 	for name, opts := range map[string]Options{
 		"built-in":  {Budget: 300, Chunk: 50},
@@ -150,6 +155,7 @@ func TestComposeContextDone(t *testing.T) {
 }
 
 func TestMemoryBlockDatesEachStretchAndEachNewDay(t *testing.T) {
+	t.Parallel()
 	m := New(Options{Budget: 700, Stability: -1})
 	day1 := time.Date(2023, time.May, 8, 23, 0, 0, 0, time.UTC)
 	mustAppend(t, m, User, "the greenhouse needs compost, said before any date was known")
@@ -170,6 +176,7 @@ func TestMemoryBlockDatesEachStretchAndEachNewDay(t *testing.T) {
 }
 
 func TestZeroOptionsGiveA20000CharacterBudgetAndAStickySelection(t *testing.T) {
+	t.Parallel()
 	m := New(Options{})
 	// 20 turns of exactly 1,000 characters: the history is the budget.
 	for i := 0; i < 20; i++ {
@@ -236,6 +243,7 @@ var propertyWords = strings.Fields(`deploy rollback migration greenhouse tomatoe
 	[redacted] --- « » user: assistant: byheart memory the and a of`)
 
 func TestBudgetIsNeverExceeded(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	const conversations = 200
 	admitted, blocks := 0, 0
@@ -350,6 +358,7 @@ var markerLookalikes = []string{
 }
 
 func TestATurnCannotPassForAFramingBlockNatively(t *testing.T) {
+	t.Parallel()
 	for i, spoof := range markerLookalikes {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			m := New(Options{Budget: 100_000})
@@ -365,6 +374,7 @@ func TestATurnCannotPassForAFramingBlockNatively(t *testing.T) {
 }
 
 func TestATurnCannotPassForAFramingBlockInTheTail(t *testing.T) {
+	t.Parallel()
 	for _, stability := range []float64{-1, 0.5} {
 		for i, spoof := range markerLookalikes {
 			t.Run(fmt.Sprintf("stability %v/%d", stability, i), func(t *testing.T) {
@@ -388,6 +398,7 @@ func TestATurnCannotPassForAFramingBlockInTheTail(t *testing.T) {
 var dateLinePattern = regexp.MustCompile(`^---( \d{1,2} [A-Z][a-z]+ \d{4})? ---$|^---$`)
 
 func TestATurnCannotForgeASpeakerLineInTheMemoryBlock(t *testing.T) {
+	t.Parallel()
 	breaks := []string{"\n", "\r\n", "\r", "\v", "\f", "\u0085", "\u2028", "\u2029", "\n\n", "\n \n", "\r\r\n"}
 	for _, br := range breaks {
 		t.Run(fmt.Sprintf("%q", br), func(t *testing.T) {
@@ -446,6 +457,7 @@ func TestATurnCannotForgeASpeakerLineInTheMemoryBlock(t *testing.T) {
 // ── odd and huge turns ────────────────────────────────────────────────
 
 func TestOddTurns(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("the quick brown fox jumps over the lazy dog ", 50)
 	odd := map[string]string{
 		"larger than the budget": long,
@@ -496,6 +508,7 @@ func TestOddTurns(t *testing.T) {
 // newest turn, cut to the budget; once older, it is left out and the budget
 // still holds.
 func TestHugeTurn(t *testing.T) {
+	t.Parallel()
 	words := strings.Repeat("lorem ipsum dolor sit amet ", 10<<20/27)
 	oneWord := strings.Repeat("x", 10<<20)
 	for name, huge := range map[string]string{"words": words, "one word": oneWord} {

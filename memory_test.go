@@ -24,6 +24,7 @@ import (
 // ── Append: roles, text and time at the door ──────────────────────────
 
 func TestAppendAcceptsUserAndAssistantAndReturnsTheIndex(t *testing.T) {
+	t.Parallel()
 	m := New(Options{})
 	for want, role := range []Role{User, Assistant, Assistant, User} {
 		got, err := m.Append(role, fmt.Sprintf("turn %d", want))
@@ -37,6 +38,7 @@ func TestAppendAcceptsUserAndAssistantAndReturnsTheIndex(t *testing.T) {
 }
 
 func TestAppendRejectsOtherRolesAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	for _, role := range []Role{"system", "tool", "usr", "User", "ASSISTANT", " user", ""} {
 		t.Run(fmt.Sprintf("%q", string(role)), func(t *testing.T) {
 			m := New(Options{})
@@ -61,6 +63,7 @@ func TestAppendRejectsOtherRolesAndWritesNothing(t *testing.T) {
 }
 
 func TestAppendRejectsEmptyOrInvalidTextAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		text string
@@ -90,6 +93,7 @@ func TestAppendRejectsEmptyOrInvalidTextAndWritesNothing(t *testing.T) {
 }
 
 func TestAppendAtRecordsTimeAndUntimedTurnsInheritThePrevious(t *testing.T) {
+	t.Parallel()
 	m := New(Options{})
 	t1 := time.Date(2023, time.May, 8, 13, 56, 0, 0, time.UTC)
 	t2 := time.Date(2023, time.May, 25, 9, 0, 0, 0, time.FixedZone("CEST", 2*3600))
@@ -110,6 +114,7 @@ func TestAppendAtRecordsTimeAndUntimedTurnsInheritThePrevious(t *testing.T) {
 }
 
 func TestTurnOutOfRangeIsErrIndex(t *testing.T) {
+	t.Parallel()
 	m := New(Options{})
 	mustAppend(t, m, User, "only turn")
 	for _, i := range []int{-1, 1, 100} {
@@ -121,6 +126,7 @@ func TestTurnOutOfRangeIsErrIndex(t *testing.T) {
 // ── stretches and the Boundaries hook ─────────────────────────────────
 
 func TestStretchOpensOnceTheOpenOneReachesChunkCharacters(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		chunk int
@@ -149,6 +155,7 @@ func TestStretchOpensOnceTheOpenOneReachesChunkCharacters(t *testing.T) {
 }
 
 func TestBoundariesHookSeesOnlyTheOpenStretchAndItsSplitsApply(t *testing.T) {
+	t.Parallel()
 	type call struct {
 		first string // text of the first turn it was shown
 		n     int
@@ -195,6 +202,7 @@ func TestBoundariesHookSeesOnlyTheOpenStretchAndItsSplitsApply(t *testing.T) {
 }
 
 func TestBoundariesFaults(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 
@@ -227,7 +235,6 @@ func TestBoundariesFaults(t *testing.T) {
 			}
 			opts := Options{Budget: 300, Chunk: 50, Boundaries: hook}
 			m := New(opts)
-			m.tune.boundariesTimeout = 50 * time.Millisecond
 			ctx := context.Background()
 			for i := range 12 {
 				_, err := m.Append([]Role{User, Assistant}[i%2], fmt.Sprintf("turn %d talks about topic %d at some length", i, i%3))
@@ -243,7 +250,13 @@ func TestBoundariesFaults(t *testing.T) {
 			mode.Store(true)
 			before := mustJSON(t, m)
 			n := m.Len()
+			if name == "blocks" {
+				// Only the hook that never answers needs a short wait; the
+				// others must be noticed at once, under any load.
+				m.tune.boundariesTimeout = 50 * time.Millisecond
+			}
 			i, err := m.Append(Assistant, "this turn must not be recorded")
+			m.tune.boundariesTimeout = defaults.boundariesTimeout
 			require.ErrorIs(t, err, ErrBoundaries)
 			switch name {
 			case "blocks":
@@ -272,6 +285,7 @@ func TestBoundariesFaults(t *testing.T) {
 // TestBoundariesHookOwnsItsTail: a hook may scribble on the turns it is
 // shown; the memory keeps its own.
 func TestBoundariesHookOwnsItsTail(t *testing.T) {
+	t.Parallel()
 	m := New(Options{Chunk: 10, Boundaries: func(tail []Turn) []int {
 		for i := range tail {
 			tail[i].Text = "scribbled"
@@ -294,6 +308,7 @@ func TestBoundariesHookOwnsItsTail(t *testing.T) {
 const secret = "my server password is hunter2, the vault is xyzzyplugh"
 
 func TestRedactLeavesAPlaceholderInPlace(t *testing.T) {
+	t.Parallel()
 	m := New(Options{Budget: 2000, Chunk: 300})
 	when := time.Date(2023, 5, 8, 10, 0, 0, 0, time.UTC)
 	for i := 0; i < 60; i++ {
@@ -327,6 +342,7 @@ func TestRedactLeavesAPlaceholderInPlace(t *testing.T) {
 }
 
 func TestRedactOutOfRangeIsErrIndex(t *testing.T) {
+	t.Parallel()
 	m := New(Options{})
 	assert.ErrorIs(t, m.Redact(0), ErrIndex)
 	mustAppend(t, m, User, "one")
@@ -337,6 +353,7 @@ func TestRedactOutOfRangeIsErrIndex(t *testing.T) {
 }
 
 func TestRedactedTextIsUnreachable(t *testing.T) {
+	t.Parallel()
 	type setup struct {
 		opts  Options
 		build func(t *testing.T, m *Memory) int // returns the secret's index
@@ -467,6 +484,7 @@ func TestRedactedTextIsUnreachable(t *testing.T) {
 // TestConcurrentUse runs 16 goroutines that append, compose, redact,
 // serialise and read at once; run it under -race.
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	split := func(tail []Turn) []int {
 		if len(tail) >= 4 {
 			return []int{len(tail) / 2}
@@ -674,6 +692,7 @@ func useConcurrently(t *testing.T, opts Options) {
 // TestNoLossOnFailure: every operation that returns an error leaves the
 // memory exactly as it was, in every state a memory can be in.
 func TestNoLossOnFailure(t *testing.T) {
+	t.Parallel()
 	var broken atomic.Bool
 	ret := RetrieverFunc(func(ctx context.Context, q string, docs []Document) ([]float64, error) {
 		if broken.Load() {

@@ -32,6 +32,7 @@ func throughJSON(t *testing.T, data []byte) []byte {
 }
 
 func TestJSONRoundTripKeepsTurnsBoundsAndComposition(t *testing.T) {
+	t.Parallel()
 	for _, stability := range []float64{-1, 0} {
 		t.Run(fmt.Sprint(stability), func(t *testing.T) {
 			opts := Options{Budget: 3000, Stability: stability}
@@ -73,6 +74,7 @@ func TestJSONRoundTripKeepsTurnsBoundsAndComposition(t *testing.T) {
 }
 
 func TestRestoredSelectionStaysSticky(t *testing.T) {
+	t.Parallel()
 	opts := Options{Budget: 3000, Stability: 0.7}
 	m := New(opts)
 	fill(t, m, 80, "discussing the deploy and migration rollback, filler")
@@ -95,6 +97,7 @@ func TestRestoredSelectionStaysSticky(t *testing.T) {
 }
 
 func TestToJSONWritesTheFormatVersion(t *testing.T) {
+	t.Parallel()
 	m := New(Options{})
 	mustAppend(t, m, User, "hello")
 	data, err := m.ToJSON()
@@ -127,6 +130,7 @@ func mustMarshal(t *testing.T, v any) []byte {
 }
 
 func TestFromJSONTruncated(t *testing.T) {
+	t.Parallel()
 	full := []byte(mustJSON(t, sampleMemory(t)))
 	for n := 0; n < len(full); n++ {
 		m, err := FromJSON(full[:n], Options{})
@@ -139,6 +143,7 @@ func TestFromJSONTruncated(t *testing.T) {
 }
 
 func TestFromJSONRefuses(t *testing.T) {
+	t.Parallel()
 	turn := func(role, text any) map[string]any { return map[string]any{"role": role, "text": text} }
 	cases := []struct {
 		name string
@@ -252,6 +257,7 @@ func TestFromJSONRefuses(t *testing.T) {
 // TestFromJSONRepairs covers the derived state the format lets FromJSON
 // repair instead of refusing: boundaries and the kept selection.
 func TestFromJSONRepairs(t *testing.T) {
+	t.Parallel()
 	src := sampleMemory(t)
 	bounds := src.Bounds()
 	require.Greater(t, len(bounds), 2)
@@ -347,6 +353,7 @@ func reversed(xs []any) []any {
 }
 
 func TestFromJSONDiscardsGarbageBounds(t *testing.T) {
+	t.Parallel()
 	m, err := FromJSON([]byte(`{"version":1,"turns":[],"bounds":[0,5,-3,999]}`), Options{})
 	require.NoError(t, err)
 	assert.Empty(t, m.Bounds())
@@ -374,6 +381,7 @@ func TestFromJSONDiscardsGarbageBounds(t *testing.T) {
 }
 
 func TestFromJSONDropsASelectionThatDoesNotMatch(t *testing.T) {
+	t.Parallel()
 	turns := make([]string, 10)
 	for i := range turns {
 		turns[i] = fmt.Sprintf(`{"role":%q,"text":"turn %d about the deploy"}`, roleOf(i), i)
@@ -396,6 +404,7 @@ func TestFromJSONDropsASelectionThatDoesNotMatch(t *testing.T) {
 }
 
 func TestFromJSONRedactedFlagHidesTheText(t *testing.T) {
+	t.Parallel()
 	m, err := FromJSON([]byte(`{"version":1,"turns":[{"role":"user","text":"hunter2","redacted":true}]}`), Options{})
 	require.NoError(t, err)
 	tu, err := m.Turn(0)
@@ -407,6 +416,7 @@ func TestFromJSONRedactedFlagHidesTheText(t *testing.T) {
 
 // TestFromJSONOddButValid: input that looks hostile but is a memory.
 func TestFromJSONOddButValid(t *testing.T) {
+	t.Parallel()
 	saved := mustJSON(t, sampleMemory(t))
 	for name, data := range map[string]string{
 		"wrapped in whitespace":   strings.Repeat(" \n\t\r", 1<<20) + saved + strings.Repeat("\n", 1<<20),
@@ -450,6 +460,7 @@ func exercise(t testing.TB, m *Memory) {
 }
 
 func TestFromJSONNeverPanicsOnCorruptedInput(t *testing.T) {
+	t.Parallel()
 	m := New(Options{Budget: 400, Chunk: 100})
 	when := time.Date(2023, 5, 8, 10, 0, 0, 0, time.UTC)
 	for i := 0; i < 30; i++ {

@@ -25,6 +25,7 @@ import (
 // ── the sticky selection ──────────────────────────────────────────────
 
 func TestNegativeStabilityReselectsEveryQuery(t *testing.T) {
+	t.Parallel()
 	m := topicMemory(t, Options{Budget: 1500, Stability: -0.5}, 6, "deploy", "garden", "travel", "music")
 	// The same query again, and queries that match nothing, where a kept
 	// selection is exactly as good as a fresh one.
@@ -35,6 +36,7 @@ func TestNegativeStabilityReselectsEveryQuery(t *testing.T) {
 }
 
 func TestStickySelectionSurvivesRepeatedAndSimilarQueries(t *testing.T) {
+	t.Parallel()
 	m := topicMemory(t, Options{Budget: 1500, Stability: 0.5}, 6, "deploy", "garden", "travel", "music")
 	first := compose(t, m, "the greenhouse tomatoes and compost")
 	require.True(t, first.Reselected, "the first selection is a build")
@@ -53,6 +55,7 @@ func TestStickySelectionSurvivesRepeatedAndSimilarQueries(t *testing.T) {
 }
 
 func TestChangeOfSubjectReselectsUnlessStabilityIsOne(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		stability float64
 		reselect  bool
@@ -74,6 +77,7 @@ func TestChangeOfSubjectReselectsUnlessStabilityIsOne(t *testing.T) {
 }
 
 func TestBudgetOverflowReselectsAsTurnsAccumulate(t *testing.T) {
+	t.Parallel()
 	// Stability 1: nothing but the budget may force a rebuild.
 	const budget = 2000
 	m := topicMemory(t, Options{Budget: budget, Stability: 1}, 8, "deploy", "garden", "travel", "music")
@@ -103,6 +107,7 @@ func TestBudgetOverflowReselectsAsTurnsAccumulate(t *testing.T) {
 }
 
 func TestLiveReplayKeepsThePrefixByteIdenticalBetweenRebuilds(t *testing.T) {
+	t.Parallel()
 	g := newChatGen(7)
 	m := New(Options{Budget: 6000})
 	for i := 0; i < 200; i++ {
@@ -130,6 +135,7 @@ func TestLiveReplayKeepsThePrefixByteIdenticalBetweenRebuilds(t *testing.T) {
 // ── selection identity ────────────────────────────────────────────────
 
 func TestSelectionIsKeyedByFirstTurnAcrossABoundaryRewrite(t *testing.T) {
+	t.Parallel()
 	m := New(Options{Budget: 1500, Stability: 0.9})
 	fill(t, m, 80, "discussing the deploy and migration rollback, filler")
 	r1 := compose(t, m, "deploy rollback migrations")
@@ -159,6 +165,7 @@ func TestSelectionIsKeyedByFirstTurnAcrossABoundaryRewrite(t *testing.T) {
 }
 
 func TestSelectionWhoseStretchVanishedIsRebuilt(t *testing.T) {
+	t.Parallel()
 	m := New(Options{Budget: 1500, Stability: 1})
 	fill(t, m, 80, "discussing the deploy and migration rollback, filler")
 	compose(t, m, "deploy rollback migrations")
@@ -179,6 +186,7 @@ func TestSelectionWhoseStretchVanishedIsRebuilt(t *testing.T) {
 }
 
 func TestAKeptQuoteKeepsItsTurnsWhenTheHookSplitsItsStretch(t *testing.T) {
+	t.Parallel()
 	split := func(tail []Turn) []int {
 		if len(tail) > 1 {
 			return []int{1}
@@ -496,6 +504,7 @@ func testBest(t *testing.T, m *Memory, query string, want []float64, best func(l
 // ── a custom Retriever ────────────────────────────────────────────────
 
 func TestRetrieverFaults(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	type fault func(ctx context.Context, docs []Document) ([]float64, error)
@@ -575,6 +584,7 @@ func TestRetrieverFaults(t *testing.T) {
 // TestRetrieverOddScores: scores that are strange but legal are used, not
 // refused.
 func TestRetrieverOddScores(t *testing.T) {
+	t.Parallel()
 	for name, v := range map[string]float64{
 		"all zero": 0, "all negative": -1, "huge": math.MaxFloat64, "huge negative": -math.MaxFloat64,
 		"smallest": math.SmallestNonzeroFloat64, "negative zero": math.Copysign(0, -1),
@@ -603,6 +613,7 @@ func TestRetrieverOddScores(t *testing.T) {
 // between calls. The texts hold no relative dates, so a stretch's text is
 // its turns' own, one a line.
 func TestRetrieverSeesEachStretchsCurrentText(t *testing.T) {
+	t.Parallel()
 	var docs []Document
 	ret := RetrieverFunc(func(ctx context.Context, q string, d []Document) ([]float64, error) {
 		docs = d
