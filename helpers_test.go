@@ -696,7 +696,8 @@ func checkShape(t tb, budget int, query string, r Result) {
 	}
 }
 
-// relNative is the part turn t must go out as natively.
+// checkNative checks that part is turn i as it must go out natively: its
+// shown text, guarded if it mimics a marker, cut to the budget if larger.
 func checkNative(t tb, m *Memory, i int, part string) {
 	t.Helper()
 	want := m.turns[i].shown

@@ -253,6 +253,8 @@ func turnID(obj map[string]json.RawMessage, path string) (string, error) {
 	return text(obj, TurnIDField, path, true)
 }
 
+// parseTurn reads one turn of a session, its photo caption appended to its
+// text; path names it in errors.
 func (conv *Conversation) parseTurn(raw json.RawMessage, path string) (Turn, error) {
 	obj, err := object(raw, path)
 	if err != nil {
@@ -287,6 +289,8 @@ func (conv *Conversation) parseTurn(raw json.RawMessage, path string) (Turn, err
 	return t, nil
 }
 
+// parseQuestion reads one qa entry and resolves its evidence ids to turn
+// indexes, noting in ds.BadEvidence the ids that name no turn.
 func parseQuestion(raw json.RawMessage, path, convID string, byID map[string]int, ds *Dataset) (Question, error) {
 	obj, err := object(raw, path)
 	if err != nil {
