@@ -297,9 +297,9 @@ func TestAFailingPanickingOrSlowSourceLeavesTheRestIntact(t *testing.T) {
 	}
 }
 
-// TestExternalExits: an External source that exits its goroutine is
-// reported, not waited for.
-func TestExternalExits(t *testing.T) {
+// TestAnExternalThatExitsItsGoroutineIsReported: an External source that
+// exits its goroutine is reported, not waited for.
+func TestAnExternalThatExitsItsGoroutineIsReported(t *testing.T) {
 	t.Parallel()
 	m := overBudget(t, Options{Budget: 300, Chunk: 50, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
 		runtime.Goexit()

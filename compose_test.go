@@ -127,7 +127,7 @@ func TestComposeRefusesABadQueryOrADoneContextAndChangesNothing(t *testing.T) {
 	prefixHeld(t, first, r, "after refused calls")
 }
 
-func TestComposeContextDone(t *testing.T) {
+func TestComposeRefusesADoneContextWithItsCause(t *testing.T) {
 	t.Parallel()
 	cause := errors.New("user hung up")
 	for name, opts := range map[string]Options{
@@ -456,7 +456,7 @@ func TestATurnCannotForgeASpeakerLineInTheMemoryBlock(t *testing.T) {
 
 // ── odd and huge turns ────────────────────────────────────────────────
 
-func TestOddTurns(t *testing.T) {
+func TestOddTurnsAreKeptVerbatimAndComposeWithinTheBudget(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("the quick brown fox jumps over the lazy dog ", 50)
 	odd := map[string]string{
@@ -504,10 +504,10 @@ func TestOddTurns(t *testing.T) {
 	}
 }
 
-// TestHugeTurn: a 10 MB turn is kept whole and reaches the model only as the
-// newest turn, cut to the budget; once older, it is left out and the budget
-// still holds.
-func TestHugeTurn(t *testing.T) {
+// TestAHugeTurnIsKeptWholeAndSentOnlyAsTheNewestCutToTheBudget: a 10 MB turn
+// is kept whole and reaches the model only as the newest turn, cut to the
+// budget; once older, it is left out and the budget still holds.
+func TestAHugeTurnIsKeptWholeAndSentOnlyAsTheNewestCutToTheBudget(t *testing.T) {
 	t.Parallel()
 	words := strings.Repeat("lorem ipsum dolor sit amet ", 10<<20/27)
 	oneWord := strings.Repeat("x", 10<<20)

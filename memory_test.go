@@ -201,7 +201,7 @@ func TestBoundariesHookSeesOnlyTheOpenStretchAndItsSplitsApply(t *testing.T) {
 	assert.Equal(t, bounds[len(bounds)-1], open, "the newest stretch must start after the last tail")
 }
 
-func TestBoundariesFaults(t *testing.T) {
+func TestBoundariesHookThatFailsRecordsNothingAndTheMemoryRecovers(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
@@ -481,9 +481,9 @@ func TestRedactedTextIsUnreachable(t *testing.T) {
 
 // ── concurrency ───────────────────────────────────────────────────────
 
-// TestConcurrentUse runs 16 goroutines that append, compose, redact,
-// serialise and read at once; run it under -race.
-func TestConcurrentUse(t *testing.T) {
+// TestConcurrentUseLosesNoTurnAndKeepsEveryInvariant runs 16 goroutines that
+// append, compose, redact, serialise and read at once; run it under -race.
+func TestConcurrentUseLosesNoTurnAndKeepsEveryInvariant(t *testing.T) {
 	t.Parallel()
 	split := func(tail []Turn) []int {
 		if len(tail) >= 4 {
@@ -689,9 +689,10 @@ func useConcurrently(t *testing.T, opts Options) {
 
 // ── no loss on failure ────────────────────────────────────────────────
 
-// TestNoLossOnFailure: every operation that returns an error leaves the
-// memory exactly as it was, in every state a memory can be in.
-func TestNoLossOnFailure(t *testing.T) {
+// TestAFailedOperationLeavesTheMemoryAsItWas: every operation that returns
+// an error leaves the memory exactly as it was, in every state a memory can
+// be in.
+func TestAFailedOperationLeavesTheMemoryAsItWas(t *testing.T) {
 	t.Parallel()
 	var broken atomic.Bool
 	ret := RetrieverFunc(func(ctx context.Context, q string, docs []Document) ([]float64, error) {

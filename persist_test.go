@@ -129,7 +129,7 @@ func mustMarshal(t *testing.T, v any) []byte {
 	return data
 }
 
-func TestFromJSONTruncated(t *testing.T) {
+func TestFromJSONRefusesEveryTruncation(t *testing.T) {
 	t.Parallel()
 	full := []byte(mustJSON(t, sampleMemory(t)))
 	for n := 0; n < len(full); n++ {
@@ -142,7 +142,7 @@ func TestFromJSONTruncated(t *testing.T) {
 	require.NoError(t, err)
 }
 
-func TestFromJSONRefuses(t *testing.T) {
+func TestFromJSONRefusesMalformedDataNamingTheProblem(t *testing.T) {
 	t.Parallel()
 	turn := func(role, text any) map[string]any { return map[string]any{"role": role, "text": text} }
 	cases := []struct {
@@ -254,9 +254,10 @@ func TestFromJSONRefuses(t *testing.T) {
 
 // ── what FromJSON repairs ─────────────────────────────────────────────
 
-// TestFromJSONRepairs covers the derived state the format lets FromJSON
-// repair instead of refusing: boundaries and the kept selection.
-func TestFromJSONRepairs(t *testing.T) {
+// TestFromJSONRepairsBoundsAndDropsABadSelection covers the derived state
+// the format lets FromJSON repair instead of refusing: boundaries and the
+// kept selection.
+func TestFromJSONRepairsBoundsAndDropsABadSelection(t *testing.T) {
 	t.Parallel()
 	src := sampleMemory(t)
 	bounds := src.Bounds()
@@ -414,8 +415,9 @@ func TestFromJSONRedactedFlagHidesTheText(t *testing.T) {
 	assert.NotContains(t, contextOf(compose(t, m, "hunter2")), "hunter2")
 }
 
-// TestFromJSONOddButValid: input that looks hostile but is a memory.
-func TestFromJSONOddButValid(t *testing.T) {
+// TestFromJSONReadsOddButValidData: input that looks hostile but is a
+// memory.
+func TestFromJSONReadsOddButValidData(t *testing.T) {
 	t.Parallel()
 	saved := mustJSON(t, sampleMemory(t))
 	for name, data := range map[string]string{

@@ -503,7 +503,7 @@ func testBest(t *testing.T, m *Memory, query string, want []float64, best func(l
 
 // ── a custom Retriever ────────────────────────────────────────────────
 
-func TestRetrieverFaults(t *testing.T) {
+func TestAFailingRetrieverFailsComposeAndChangesNothing(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
@@ -581,9 +581,9 @@ func TestRetrieverFaults(t *testing.T) {
 	}
 }
 
-// TestRetrieverOddScores: scores that are strange but legal are used, not
-// refused.
-func TestRetrieverOddScores(t *testing.T) {
+// TestOddButLegalRetrieverScoresAreUsed: scores that are strange but legal
+// are used, not refused.
+func TestOddButLegalRetrieverScoresAreUsed(t *testing.T) {
 	t.Parallel()
 	for name, v := range map[string]float64{
 		"all zero": 0, "all negative": -1, "huge": math.MaxFloat64, "huge negative": -math.MaxFloat64,
