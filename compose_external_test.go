@@ -68,41 +68,42 @@ func composeTwice(t *testing.T, m *Memory, q string) Result {
 	return compose(t, m, q)
 }
 
-func TestIrrelevantOutsideMaterialIsKeptOut(t *testing.T) {
+func TestOutsideMaterialGetsInOnlyWhenItBeatsTheConversation(t *testing.T) {
 	t.Parallel()
-	for name, opts := range extModes {
-		t.Run(name, func(t *testing.T) {
-			opts.External = pool("Recipes for sourdough bread and rye starters.")
-			r := composeTwice(t, walkMemory(t, opts), "what did we decide about pricing?")
-			i, _ := outside(r)
-			assert.Equal(t, -1, i)
-		})
+	cases := []struct {
+		name  string
+		items []string
+		query string
+		admit string // the item that must get in; "" when none may
+		out   string // a word of the items that must stay out
+		why   string
+	}{
+		{name: "irrelevant material is kept out",
+			items: []string{"Recipes for sourdough bread and rye starters."},
+			query: "what did we decide about pricing?", out: "sourdough", why: "nothing in it matches"},
+		{name: "relevant material gets in, and only it",
+			items: []string{"Recipes for sourdough bread.", "The pricing decision was to charge 55 a month."},
+			query: "what did we decide about pricing?", admit: "The pricing decision was to charge 55 a month.",
+			out: "sourdough", why: "only the items that beat the conversation get in"},
+		{name: "relevant material loses to a closer match in the conversation",
+			items: []string{"Somebody once mentioned a coastal path somewhere."},
+			query: "what did we say about the coastal path?", out: "Somebody", why: "the conversation answers this better itself"},
 	}
-}
-
-func TestRelevantOutsideMaterialGetsIn(t *testing.T) {
-	t.Parallel()
-	for name, opts := range extModes {
-		t.Run(name, func(t *testing.T) {
-			opts.External = pool("Recipes for sourdough bread.", "The pricing decision was to charge 55 a month.")
-			r := composeTwice(t, walkMemory(t, opts), "what did we decide about pricing?")
-			_, block := outside(r)
-			assert.Contains(t, block, "The pricing decision was to charge 55 a month.")
-			assert.NotContains(t, block, "sourdough", "only the items that beat the conversation get in")
-			assert.LessOrEqual(t, contextRunes(r), opts.Budget)
-		})
-	}
-}
-
-func TestRelevantMaterialLosesToACloserMatchInTheConversation(t *testing.T) {
-	t.Parallel()
-	for name, opts := range extModes {
-		t.Run(name, func(t *testing.T) {
-			opts.External = pool("Somebody once mentioned a coastal path somewhere.")
-			r := composeTwice(t, walkMemory(t, opts), "what did we say about the coastal path?")
-			i, _ := outside(r)
-			assert.Equal(t, -1, i, "the conversation answers this better itself")
-		})
+	for _, c := range cases {
+		for mode, opts := range extModes {
+			t.Run(c.name+"/"+mode, func(t *testing.T) {
+				opts.External = pool(c.items...)
+				r := composeTwice(t, walkMemory(t, opts), c.query)
+				i, block := outside(r)
+				if c.admit == "" {
+					assert.Equal(t, -1, i, c.why)
+				} else {
+					assert.Contains(t, block, c.admit)
+				}
+				assert.NotContains(t, block, c.out, c.why)
+				assert.LessOrEqual(t, contextRunes(r), opts.Budget)
+			})
+		}
 	}
 }
 
