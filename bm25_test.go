@@ -1,7 +1,8 @@
 package byheart
 
 // The index: what it holds after any sequence of appends, boundary
-// rewrites and redactions, and that it encodes each text once.
+// rewrites and redactions, that it encodes each text once, and that its
+// pruned search finds exactly the top k.
 
 import (
 	"context"
