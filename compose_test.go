@@ -485,7 +485,7 @@ func TestOddTurnsAreKeptVerbatimAndComposeWithinTheBudget(t *testing.T) {
 				m := New(opts)
 				ctx := context.Background()
 				for i, tt := range []string{"I moved to Lisbon in March.", text, "Tell me about the fox.", text} {
-					role := []Role{User, Assistant}[i%2]
+					role := roleOf(i)
 					idx, err := m.AppendAt(role, tt, time.Date(2024, 3, 1+i, 12, 0, 0, 0, time.UTC))
 					require.NoError(t, err)
 					got, err := m.Turn(idx)

@@ -198,11 +198,7 @@ func sampleMemory(t tb) *Memory {
 		if i >= len(texts)/2 {
 			text = "Again: " + text
 		}
-		role := User
-		if i%2 == 1 {
-			role = Assistant
-		}
-		_, err := m.AppendAt(role, text, day.Add(time.Duration(i)*20*time.Minute))
+		_, err := m.AppendAt(roleOf(i), text, day.Add(time.Duration(i)*20*time.Minute))
 		require.NoError(t, err)
 	}
 	require.NoError(t, m.Redact(7))
@@ -219,7 +215,7 @@ func overBudget(t *testing.T, opts Options) *Memory {
 	t.Helper()
 	m := New(opts)
 	for i := range 20 {
-		_, err := m.Append([]Role{User, Assistant}[i%2], fmt.Sprintf("turn %d talks about topic %d at some length", i, i%3))
+		_, err := m.Append(roleOf(i), fmt.Sprintf("turn %d talks about topic %d at some length", i, i%3))
 		require.NoError(t, err)
 	}
 	_, err := m.Compose(context.Background(), "topic 1")

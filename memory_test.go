@@ -237,7 +237,7 @@ func TestBoundariesHookThatFailsRecordsNothingAndTheMemoryRecovers(t *testing.T)
 			m := New(opts)
 			ctx := context.Background()
 			for i := range 12 {
-				_, err := m.Append([]Role{User, Assistant}[i%2], fmt.Sprintf("turn %d talks about topic %d at some length", i, i%3))
+				_, err := m.Append(roleOf(i), fmt.Sprintf("turn %d talks about topic %d at some length", i, i%3))
 				require.NoError(t, err)
 			}
 			_, err := m.Compose(ctx, "topic 1")
@@ -540,7 +540,7 @@ func useConcurrently(t *testing.T, opts Options) {
 			prev := -1
 			for k := range perWriter {
 				text := fmt.Sprintf("writer %d turn %d: about %s, line\r\n%d", g, k, topics[(g+k)%len(topics)], k)
-				role := []Role{User, Assistant}[k%2]
+				role := roleOf(k)
 				when := time.Date(2024, 1, 1+k/5, g, 0, 0, 0, time.UTC)
 				i, err := m.AppendAt(role, text, when)
 				if err != nil {
