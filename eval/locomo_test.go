@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/locomo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -57,10 +58,11 @@ func FuzzParseLoCoMo(f *testing.F) {
 	f.Add(`[{"sample_id": "x", "conversation": {"speaker_a": "A", "speaker_b": "B", "session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "id": "D1:1", "text": "hi"}]}, "qa": [{"question": "q", "answer": 7, "evidence": ["D1:1; D1:1", "D"], "category": 2}]}]`)
 	f.Add(`[{"sample_id": "x", "conversation": {}}]`)
 	f.Fuzz(func(t *testing.T, data string) {
-		ds, err := parseLoCoMo([]byte(data))
+		src, err := locomo.Parse([]byte(data))
 		if err != nil {
 			return
 		}
+		ds := fromLoCoMo(src)
 		for _, c := range ds.Convs {
 			for _, q := range c.Questions {
 				require.NotEmpty(t, q.Evidence, "a question without evidence counts nowhere")
