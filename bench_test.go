@@ -1,209 +1,420 @@
 package byheart
 
+// Speed benchmarks. byheart runs on every model call, often in a stateless
+// server that loads the memory, appends, composes and saves, so these measure
+// those steps on conversations of realistic shape (see chatGen) and, when the
+// file is there, on LoCoMo's dev conversations:
+//
+//	go test -run '^$' -bench 'Live|Cold|ToJSON|Annotate|Score' -benchmem -count 6 .
+//
+// (BenchmarkAnnotate, the annotation of a typical turn, is in
+// timeanchor_test.go.)
+//
+// BenchmarkHeapPerTurn reports the heap a memory retains per turn against
+// the turn's text; run it with -benchtime 1x.
+
 import (
 	"context"
+	"errors"
 	"fmt"
-	"math/rand/v2"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/byheart/byheart/internal/locomo"
 )
 
-// synth is a deterministic synthetic conversation: two speakers, a topic
-// that drifts every few dozen turns, words drawn from a Zipf-distributed
-// vocabulary of a few thousand pseudo-words plus English function words,
-// numbers and dates, and time moving on by minutes within a session and by
-// days between sessions. The same seed always gives the same conversation.
-type synth struct {
-	r      *rand.Rand
-	zipf   *rand.Zipf
-	vocab  []string
-	topics [][]string
-	topic  int
-	left   int // turns before the topic moves on
-	n      int
-	when   time.Time
-}
+// snapshots caches a memory's JSON by conversation length, so -count and the
+// benchmark framework's b.N probing build each conversation once.
+var snapshots sync.Map // int -> []byte
 
-var synthFunction = strings.Fields(`the a and we I you it was is to of in on for that
-	with about so but then just really think remember said told going did have had
-	my your our this there what when how yes no maybe well`)
-
-var synthSyllables = strings.Fields(`ka lo mi ren tas vo shi dor bel na qua pel gri sto
-	ful ard win ex tre mon zu pha cor lin dra ves olo tum bri sen gal hen rak`)
-
-func newSynth(seed uint64) *synth {
-	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	g := &synth{r: r, when: time.Date(2023, time.January, 2, 9, 0, 0, 0, time.UTC)}
-	seen := map[string]bool{}
-	for len(g.vocab) < 5000 {
-		var b strings.Builder
-		for k := 2 + r.IntN(3); k > 0; k-- {
-			b.WriteString(synthSyllables[r.IntN(len(synthSyllables))])
-		}
-		if w := b.String(); !seen[w] {
-			seen[w] = true
-			g.vocab = append(g.vocab, w)
-		}
+// snapshot returns ToJSON of a default memory holding the first n turns of
+// the benchmark chat, sticky selection included (built by a live replay of
+// its last turns, as a server's memory would be).
+func snapshot(b *testing.B, n int) []byte {
+	if v, ok := snapshots.Load(n); ok {
+		return v.([]byte)
 	}
-	g.zipf = rand.NewZipf(r, 1.1, 2, uint64(len(g.vocab)-1))
-	g.topics = make([][]string, 300)
-	for i := range g.topics {
-		for k := 0; k < 12; k++ {
-			g.topics[i] = append(g.topics[i], g.vocab[r.IntN(len(g.vocab))])
-		}
-	}
-	return g
-}
-
-// next returns the next turn of the conversation.
-func (g *synth) next() (Role, string, time.Time) {
-	r := g.r
-	if g.left <= 0 {
-		g.topic = r.IntN(len(g.topics))
-		g.left = 20 + r.IntN(40)
-		if r.IntN(3) == 0 { // a new session
-			g.when = g.when.AddDate(0, 0, 1+r.IntN(10))
-		}
-	}
-	g.left--
-	g.when = g.when.Add(time.Duration(1+r.IntN(5)) * time.Minute)
-	words := 4 + r.IntN(40)
-	if r.IntN(20) == 0 {
-		words += 100
-	}
-	var b strings.Builder
-	for i := 0; i < words; i++ {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		switch x := r.IntN(100); {
-		case x < 30:
-			b.WriteString(synthFunction[r.IntN(len(synthFunction))])
-		case x < 60:
-			t := g.topics[g.topic]
-			b.WriteString(t[r.IntN(len(t))])
-		case x < 62:
-			fmt.Fprintf(&b, "%d", r.IntN(3000))
-		case x < 63:
-			b.WriteString(g.when.AddDate(0, 0, -r.IntN(60)).Format("2 January"))
-		default:
-			b.WriteString(g.vocab[g.zipf.Uint64()])
-		}
-	}
-	role := roleOf(g.n)
-	g.n++
-	return role, b.String(), g.when
-}
-
-type synthTurn struct {
-	role Role
-	text string
-	when time.Time
-}
-
-func (g *synth) take(n int) []synthTurn {
-	out := make([]synthTurn, n)
-	for i := range out {
-		out[i].role, out[i].text, out[i].when = g.next()
-	}
-	return out
-}
-
-var benchSizes = []int{1_000, 10_000, 100_000}
-
-// bench is a memory of n synthetic turns with default options that a
-// benchmark extends turn by turn. So that the figures belong to n turns and
-// not to however many b.Loop ran, the memory is restored, off the timer,
-// from a snapshot at n turns whenever a tenth of n has been appended.
-type bench struct {
-	b     *testing.B
-	m     *Memory
-	snap  []byte
-	next  []synthTurn // the turns that follow the first n
-	every int
-	i     int
-}
-
-func newBench(b *testing.B, n int) *bench {
-	b.Helper()
-	g := newSynth(42)
+	turns := chat(1, n)
 	m := New(Options{})
-	for _, t := range g.take(n) {
-		if _, err := m.AppendAt(t.role, t.text, t.when); err != nil {
+	ctx := context.Background()
+	for i, t := range turns {
+		if _, err := m.AppendAt(t.Role, t.Text, t.Time); err != nil {
 			b.Fatal(err)
 		}
+		if i >= n-40 {
+			if _, err := m.Compose(ctx, t.Text); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
-	next := g.take(n / 10)
-	if _, err := m.Compose(context.Background(), next[len(next)-1].text); err != nil {
-		b.Fatal(err) // a warm memory: the selection is built before timing
-	}
-	snap, err := m.ToJSON()
+	data, err := m.ToJSON()
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &bench{b: b, m: m, snap: snap, next: next, every: len(next)}
+	snapshots.Store(n, data)
+	return data
 }
 
-// turn returns the next turn to append, restoring the memory first when a
-// window is used up.
-func (x *bench) turn() synthTurn {
-	if x.i == x.every {
-		x.b.StopTimer()
-		m, err := FromJSON(x.snap, Options{})
-		if err != nil {
-			x.b.Fatal(err)
+func restore(b *testing.B, data []byte) *Memory {
+	m, err := FromJSON(data, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// latency records each operation's duration, so a benchmark can report the
+// median and p99 beside the mean that ns/op is: the live turn's targets are
+// medians, and a rebuild now and then shows in the p99, not the median.
+type latency struct{ took []time.Duration }
+
+func (l *latency) add(d time.Duration) { l.took = append(l.took, d) }
+
+func (l *latency) report(b *testing.B) {
+	if len(l.took) == 0 {
+		return
+	}
+	slices.Sort(l.took)
+	at := func(q float64) float64 {
+		return float64(l.took[min(len(l.took)-1, int(q*float64(len(l.took))))].Nanoseconds())
+	}
+	b.ReportMetric(at(0.5), "p50-ns")
+	b.ReportMetric(at(0.99), "p99-ns")
+}
+
+// liveSizes are the conversation lengths the live turn is measured at.
+var liveSizes = []int{600, 10_000, 100_000}
+
+// live hands out, one by one, the turns of the benchmark chat that follow
+// its first n, to a memory of those n turns restored from their snapshot.
+// Whenever window turns have been used it restores the memory again, off
+// the clock, so the figures belong to n turns and not to however many b.N
+// ran.
+type live struct {
+	b    *testing.B
+	data []byte
+	opts Options
+	next []Turn
+	m    *Memory
+	k    int
+	// grow gives each restored memory room for window more turns, as a
+	// memory that grew to n turns would have (a restored one is exactly
+	// full, and its first append would copy the whole history), and
+	// collects the discarded memory's garbage off the clock: an append is
+	// cheap enough for either to dominate it.
+	grow bool
+}
+
+func newLive(b *testing.B, n, window int, opts Options, grow bool) *live {
+	l := &live{b: b, data: snapshot(b, n), opts: opts, grow: grow}
+	// The turns that follow the snapshot's, so times and sittings go on as
+	// they would.
+	l.next = chat(1, n+window)[n:]
+	l.reload()
+	return l
+}
+
+func (l *live) reload() {
+	m, err := FromJSON(l.data, l.opts)
+	if err != nil {
+		l.b.Fatal(err)
+	}
+	if l.grow {
+		m.turns = slices.Grow(m.turns, len(l.next))
+		m.str = slices.Grow(m.str, len(l.next))
+	}
+	l.m, l.k = m, 0
+}
+
+// turn returns the next turn to append.
+func (l *live) turn() Turn {
+	if l.k == len(l.next) {
+		l.b.StopTimer()
+		l.reload()
+		if l.grow {
+			runtime.GC()
 		}
-		// A restored memory's slices are exactly full; give them the room a
-		// memory that grew to n turns would have, so the first append of
-		// each window does not pay for copying the whole history.
-		m.turns = slices.Grow(m.turns, x.every)
-		m.str = slices.Grow(m.str, x.every)
-		x.m, x.i = m, 0
-		runtime.GC() // the discarded memory's garbage is not the next window's cost
-		x.b.StartTimer()
+		l.b.StartTimer()
 	}
-	t := x.next[x.i]
-	x.i++
-	return t
+	l.k++
+	return l.next[l.k-1]
 }
 
-// BenchmarkAppend appends one turn to a conversation of 1k, 10k and 100k
-// turns.
-func BenchmarkAppend(b *testing.B) {
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
-			x := newBench(b, n) // b.Loop runs this body once
-			b.ReportAllocs()
-			for b.Loop() {
-				t := x.turn()
-				if _, err := x.m.AppendAt(t.role, t.text, t.when); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
+// BenchmarkLiveTurn is one turn of a live chat on the default options:
+// append the turn, then compose with it as the query. The memory holds n
+// turns; every few operations it is restored from its snapshot, so it stays
+// within a few percent of n.
+func BenchmarkLiveTurn(b *testing.B) { benchLiveTurn(b, Options{}) }
 
-// BenchmarkCompose is the live path on a warm memory: each iteration
-// appends the user's newest message and composes with it as the query.
-func BenchmarkCompose(b *testing.B) {
+// BenchmarkLiveTurnFresh is the live turn with Stability -1: a fresh
+// selection on every call, the most a composition can cost.
+func BenchmarkLiveTurnFresh(b *testing.B) { benchLiveTurn(b, Options{Stability: -1}) }
+
+func benchLiveTurn(b *testing.B, opts Options) {
 	ctx := context.Background()
-	for _, n := range benchSizes {
+	for _, n := range liveSizes {
 		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
-			x := newBench(b, n)
+			l := newLive(b, n, max(32, n/100), opts, false)
+			var lat latency
 			b.ReportAllocs()
-			for b.Loop() {
-				t := x.turn()
-				if _, err := x.m.AppendAt(User, t.text, t.when); err != nil {
+			b.ResetTimer()
+			for range b.N {
+				t := l.turn()
+				start := time.Now()
+				if _, err := l.m.AppendAt(t.Role, t.Text, t.Time); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := x.m.Compose(ctx, t.text); err != nil {
+				if _, err := l.m.Compose(ctx, t.Text); err != nil {
+					b.Fatal(err)
+				}
+				lat.add(time.Since(start))
+			}
+			lat.report(b)
+		})
+	}
+}
+
+// BenchmarkAppend appends one turn to a warm memory of n turns. A window is
+// a tenth of n, so that restoring, off the clock, stays a small share of
+// the run.
+func BenchmarkAppend(b *testing.B) {
+	for _, n := range liveSizes {
+		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
+			l := newLive(b, n, max(32, n/10), Options{}, true)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				t := l.turn()
+				if _, err := l.m.AppendAt(t.Role, t.Text, t.Time); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkColdStart is a stateless server's first call: FromJSON of a
+// LoCoMo-sized memory (600 turns, about 80,000 characters) and the first
+// Compose.
+func BenchmarkColdStart(b *testing.B) {
+	data := snapshot(b, 600)
+	query := chat(1, 601)[600].Text
+	ctx := context.Background()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		m := restore(b, data)
+		if _, err := m.Compose(ctx, query); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkToJSON saves a memory, as a stateless server does after each call.
+func BenchmarkToJSON(b *testing.B) {
+	for _, n := range []int{600, 10_000} {
+		b.Run(fmt.Sprintf("turns=%d", n), func(b *testing.B) {
+			m := restore(b, snapshot(b, n))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := m.ToJSON(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkScore is the hot scoring loop alone: BM25 over the posting
+// lists of a query's terms on a 10,000-turn memory, the open stretch
+// included. It must not allocate.
+func BenchmarkScore(b *testing.B) {
+	m := restore(b, snapshot(b, 10_000))
+	query := chat(1, 10_001)[10_000].Text
+	q := m.ix.queryTerms(query, false)
+	c := m.ix.corpus(nil)
+	scores := make([]float64, len(m.ix.slots))
+	touched := make([]int32, 0, len(m.ix.slots))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		_, touched = m.ix.score(c, q, scores, touched[:0])
+		for _, s := range touched {
+			scores[s] = 0
+		}
+	}
+}
+
+// BenchmarkSearch is the pruned search a keep check runs on a
+// 100,000-turn memory: the 3 best stretches for a live turn, by full
+// score (own plus the neighbour share). Its scratch is reused, so it must
+// not allocate either.
+func BenchmarkSearch(b *testing.B) {
+	m := restore(b, snapshot(b, 100_000))
+	var queries []string
+	for _, t := range chat(1, 100_008)[100_000:] {
+		queries = append(queries, t.Text)
+	}
+	buf := make([]hit, 0, 64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		rk := bm25Ranker{}.ranking(m, queries[i%len(queries)])
+		buf, _ = rk.bestSpread(len(m.str)-2, 16000, m.tune.judged, buf[:0])
+	}
+}
+
+// locomoConv is one LoCoMo conversation as the benchmarks use it.
+type locomoConv struct {
+	turns     []Turn
+	questions []string
+}
+
+// loadLoCoMo reads the LoCoMo dev file as the benchmark program does:
+// speaker_a is the user, each session's turns at its date, a shared image's
+// caption after the text. The file is $BYHEART_LOCOMO, or shared/locomo
+// beside the repository, never a copy inside it; when it is not there,
+// loadLoCoMo returns no conversations and the path it looked at.
+func loadLoCoMo() ([]locomoConv, string, error) {
+	path := os.Getenv("BYHEART_LOCOMO")
+	if path == "" {
+		path = filepath.Join("..", "shared", "locomo", "locomo-dev.json")
+	}
+	ds, err := locomo.Load(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, path, nil
+	}
+	if err != nil {
+		return nil, path, err
+	}
+	var out []locomoConv
+	for _, c := range ds.Convs {
+		var lc locomoConv
+		for _, t := range c.Turns {
+			role := Assistant
+			if t.ByA {
+				role = User
+			}
+			lc.turns = append(lc.turns, Turn{Role: role, Text: t.Text, Time: t.When})
+		}
+		for _, q := range c.Questions {
+			lc.questions = append(lc.questions, q.Text)
+		}
+		out = append(out, lc)
+	}
+	return out, path, nil
+}
+
+// BenchmarkLoCoMo runs on the LoCoMo dev conversations when the file is
+// beside the repository: "replay" appends each turn in order and composes
+// with each user turn (the benchmark program's live replay, one call per
+// op); "cold-start" restores a whole conversation and answers one of its
+// questions; "question" composes a question on a warm memory.
+func BenchmarkLoCoMo(b *testing.B) {
+	convs, path, err := loadLoCoMo()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if convs == nil {
+		b.Skip("no LoCoMo dev file at " + path)
+	}
+	ctx := context.Background()
+	b.Run("replay", func(b *testing.B) {
+		var m *Memory
+		c, t := 0, 0
+		b.ReportAllocs()
+		for range b.N {
+			if m == nil || t == len(convs[c].turns) {
+				if m != nil {
+					c, t = (c+1)%len(convs), 0
+				}
+				m = New(Options{})
+			}
+			turn := convs[c].turns[t]
+			t++
+			if _, err := m.AppendAt(turn.Role, turn.Text, turn.Time); err != nil {
+				b.Fatal(err)
+			}
+			if turn.Role == User {
+				if _, err := m.Compose(ctx, turn.Text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	saved := make([][]byte, len(convs))
+	warm := make([]*Memory, len(convs))
+	for i, c := range convs {
+		m := New(Options{Stability: -1})
+		fillTurns(m, c.turns)
+		if saved[i], err = m.ToJSON(); err != nil {
+			b.Fatal(err)
+		}
+		warm[i] = m
+	}
+	b.Run("cold-start", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			c := i % len(convs)
+			m, err := FromJSON(saved[c], Options{Stability: -1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := m.Compose(ctx, convs[c].questions[i%len(convs[c].questions)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("question", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			c := i % len(convs)
+			if _, err := warm[c].Compose(ctx, convs[c].questions[(i/len(convs))%len(convs[c].questions)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkHeapPerTurn builds a 100,000-turn memory, composes once (so the
+// per-query scratch is there too) and reports the heap it retains per turn,
+// the turns' own text included, against the text's bytes. The texts are
+// allocated at their size, as decoded requests are. Run it with
+// -benchtime 1x; the timing itself means little.
+func BenchmarkHeapPerTurn(b *testing.B) {
+	const n = 100_000
+	for range b.N {
+		g := newChatGen(1)
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		m := New(Options{})
+		text := 0
+		for range n {
+			t := g.next()
+			text += len(t.Text)
+			if _, err := m.AppendAt(t.Role, t.Text, t.Time); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := m.Compose(context.Background(), g.next().Text); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+		runtime.KeepAlive(m)
+		runtime.KeepAlive(g)
+		b.ReportMetric(heap/n, "heap-B/turn")
+		b.ReportMetric(float64(text)/n, "text-B/turn")
+		b.ReportMetric(heap/float64(text), "heap/text")
 	}
 }

@@ -1,146 +1,30 @@
 package byheart
 
+// Append, AppendAt, Turn and Redact; stretches and the Boundaries hook;
+// concurrent use; and no loss when an operation fails.
+
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// ── helpers shared by the test files ─────────────────────────────────
-
-// roleOf alternates speakers: even turns are the user's.
-func roleOf(i int) Role {
-	if i%2 == 0 {
-		return User
-	}
-	return Assistant
-}
-
-func mustAppend(t testing.TB, m *Memory, role Role, text string) int {
-	t.Helper()
-	i, err := m.Append(role, text)
-	require.NoError(t, err)
-	return i
-}
-
-func mustAppendAt(t testing.TB, m *Memory, role Role, text string, when time.Time) int {
-	t.Helper()
-	i, err := m.AppendAt(role, text, when)
-	require.NoError(t, err)
-	return i
-}
-
-// fill appends n alternating turns of text followed by their number.
-func fill(t testing.TB, m *Memory, n int, text string) {
-	t.Helper()
-	for i := 0; i < n; i++ {
-		mustAppend(t, m, roleOf(i), fmt.Sprintf("%s %d", text, i))
-	}
-}
-
-func compose(t testing.TB, m *Memory, query string) Result {
-	t.Helper()
-	r, err := m.Compose(context.Background(), query)
-	require.NoError(t, err)
-	return r
-}
-
-// flat returns the text of every part of r, in order.
-func flat(r Result) []string {
-	var out []string
-	for _, msg := range r.Messages {
-		for _, p := range msg.Parts {
-			out = append(out, p.Text)
-		}
-	}
-	return out
-}
-
-// contextOf is every part but the final one (the query), joined: what the
-// memory is answerable for.
-func contextOf(r Result) string {
-	p := flat(r)
-	if len(p) == 0 {
-		return ""
-	}
-	return strings.Join(p[:len(p)-1], "\x00")
-}
-
-// contextRunes counts the characters of every part but the final query.
-func contextRunes(r Result) int {
-	p := flat(r)
-	n := 0
-	for _, s := range p[:len(p)-1] {
-		n += utf8.RuneCountInString(s)
-	}
-	return n
-}
-
-// setBounds rewrites the stretch boundaries wholesale, as a bench or a
-// segmenter might.
-func setBounds(m *Memory, bounds []int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.restretch(bounds)
-}
-
-// blockOf returns the memory block part of r, or "" when there is none.
-func blockOf(r Result) string {
-	for _, p := range flat(r) {
-		if strings.HasPrefix(p, memoryHeader) {
-			return p
-		}
-	}
-	return ""
-}
-
-// topicWords gives each test topic words no other topic uses.
-var topicWords = map[string][]string{
-	"deploy":  {"deploy", "rollback", "migration", "kubernetes", "cluster", "canary"},
-	"garden":  {"tomatoes", "compost", "seedlings", "greenhouse", "mulch", "basil"},
-	"travel":  {"lisbon", "flight", "hotel", "passport", "tram", "luggage"},
-	"music":   {"guitar", "chords", "concert", "piano", "rehearsal", "setlist"},
-	"cooking": {"sourdough", "oven", "flour", "starter", "crust", "proofing"},
-	"pricing": {"pricing", "invoice", "discount", "subscription", "euro", "annual"},
-}
-
-// topicTurn is the i-th turn of a conversation about topic.
-func topicTurn(topic string, i int) string {
-	w := topicWords[topic]
-	return fmt.Sprintf("note %d: we kept coming back to the %s, the %s and the %s",
-		i, w[i%len(w)], w[(i+1)%len(w)], w[(i+2)%len(w)])
-}
-
-// topicMemory appends perTopic turns on each topic in order, each topic on a
-// day of its own, and makes each topic one stretch.
-func topicMemory(t testing.TB, opts Options, perTopic int, topics ...string) *Memory {
-	t.Helper()
-	m := New(opts)
-	day := time.Date(2023, time.May, 8, 13, 56, 0, 0, time.UTC)
-	var bounds []int
-	for k, topic := range topics {
-		bounds = append(bounds, m.Len())
-		for i := 0; i < perTopic; i++ {
-			mustAppendAt(t, m, roleOf(m.Len()), topicTurn(topic, i), day.AddDate(0, 0, k).Add(time.Duration(i)*time.Minute))
-		}
-	}
-	setBounds(m, bounds)
-	return m
-}
-
-// ── Append: roles, text and time at the door ─────────────────────────
+// ── Append: roles, text and time at the door ──────────────────────────
 
 func TestAppendAcceptsUserAndAssistantAndReturnsTheIndex(t *testing.T) {
+	t.Parallel()
 	m := New(Options{})
 	for want, role := range []Role{User, Assistant, Assistant, User} {
 		got, err := m.Append(role, fmt.Sprintf("turn %d", want))
@@ -154,6 +38,7 @@ func TestAppendAcceptsUserAndAssistantAndReturnsTheIndex(t *testing.T) {
 }
 
 func TestAppendRejectsOtherRolesAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	for _, role := range []Role{"system", "tool", "usr", "User", "ASSISTANT", " user", ""} {
 		t.Run(fmt.Sprintf("%q", string(role)), func(t *testing.T) {
 			m := New(Options{})
@@ -178,6 +63,7 @@ func TestAppendRejectsOtherRolesAndWritesNothing(t *testing.T) {
 }
 
 func TestAppendRejectsEmptyOrInvalidTextAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		text string
@@ -207,6 +93,7 @@ func TestAppendRejectsEmptyOrInvalidTextAndWritesNothing(t *testing.T) {
 }
 
 func TestAppendAtRecordsTimeAndUntimedTurnsInheritThePrevious(t *testing.T) {
+	t.Parallel()
 	m := New(Options{})
 	t1 := time.Date(2023, time.May, 8, 13, 56, 0, 0, time.UTC)
 	t2 := time.Date(2023, time.May, 25, 9, 0, 0, 0, time.FixedZone("CEST", 2*3600))
@@ -227,6 +114,7 @@ func TestAppendAtRecordsTimeAndUntimedTurnsInheritThePrevious(t *testing.T) {
 }
 
 func TestTurnOutOfRangeIsErrIndex(t *testing.T) {
+	t.Parallel()
 	m := New(Options{})
 	mustAppend(t, m, User, "only turn")
 	for _, i := range []int{-1, 1, 100} {
@@ -235,9 +123,10 @@ func TestTurnOutOfRangeIsErrIndex(t *testing.T) {
 	}
 }
 
-// ── stretches ────────────────────────────────────────────────────────
+// ── stretches and the Boundaries hook ─────────────────────────────────
 
 func TestStretchOpensOnceTheOpenOneReachesChunkCharacters(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		chunk int
@@ -266,6 +155,7 @@ func TestStretchOpensOnceTheOpenOneReachesChunkCharacters(t *testing.T) {
 }
 
 func TestBoundariesHookSeesOnlyTheOpenStretchAndItsSplitsApply(t *testing.T) {
+	t.Parallel()
 	type call struct {
 		first string // text of the first turn it was shown
 		n     int
@@ -311,455 +201,606 @@ func TestBoundariesHookSeesOnlyTheOpenStretchAndItsSplitsApply(t *testing.T) {
 	assert.Equal(t, bounds[len(bounds)-1], open, "the newest stretch must start after the last tail")
 }
 
-func TestBoundariesHookThatFailsRecordsNothing(t *testing.T) {
-	cases := map[string]func([]Turn) []int{
-		"panics":              func([]Turn) []int { panic("segmenter down") },
-		"split at zero":       func([]Turn) []int { return []int{0} },
-		"split past the tail": func(tail []Turn) []int { return []int{len(tail)} },
-		"not increasing":      func(tail []Turn) []int { return []int{2, 1} },
+func TestBoundariesHookThatFailsRecordsNothingAndTheMemoryRecovers(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+
+	faults := map[string]func(tail []Turn) []int{
+		"panics":               func([]Turn) []int { panic("boom") },
+		"panics with an error": func([]Turn) []int { panic(errors.New("boom")) },
+		"panics with nil":      func([]Turn) []int { panic(nil) },
+		"exits its goroutine":  func([]Turn) []int { runtime.Goexit(); return nil },
+		"blocks":               func([]Turn) []int { <-release; return nil },
+		"split at zero":        func([]Turn) []int { return []int{0} },
+		"split at the end":     func(tail []Turn) []int { return []int{len(tail)} },
+		"split past the end":   func(tail []Turn) []int { return []int{1, len(tail) + 5} },
+		"negative split":       func([]Turn) []int { return []int{-1} },
+		"huge split":           func([]Turn) []int { return []int{math.MaxInt} },
+		"unsorted":             func(tail []Turn) []int { return []int{2, 1} },
+		"repeated":             func([]Turn) []int { return []int{1, 1} },
+		"too many":             func(tail []Turn) []int { return make([]int, len(tail)+1) },
 	}
-	for name, hook := range cases {
+	for name, fault := range faults {
 		t.Run(name, func(t *testing.T) {
-			m := New(Options{Chunk: 60, Boundaries: hook})
-			fill(t, m, 3, "twenty characters...") // 66 characters: the next append closes
-			bounds := m.Bounds()
-			_, err := m.Append(User, "one more turn")
-			require.ErrorIs(t, err, ErrBoundaries)
-			assert.Equal(t, 3, m.Len())
-			assert.Equal(t, bounds, m.Bounds())
-		})
-	}
-}
-
-// ── Compose: layout ──────────────────────────────────────────────────
-
-func TestComposeBelowBudgetSendsEveryTurnNativelyThenTheQuery(t *testing.T) {
-	m := New(Options{Budget: 10_000})
-	turns := []struct {
-		role Role
-		text string
-	}{
-		{User, "hi, I'm planning the trip"},
-		{User, "to Lisbon, in May"},
-		{Assistant, "Lovely. How long?"},
-		{User, "two weeks"},
-		{Assistant, "Then get a tram pass."},
-		{Assistant, "And book the hotel early."},
-	}
-	for _, tu := range turns {
-		mustAppend(t, m, tu.role, tu.text)
-	}
-	r := compose(t, m, "what should I book?")
-
-	want := []Message{
-		{User, []Part{{turns[0].text}, {turns[1].text}}},
-		{Assistant, []Part{{turns[2].text}}},
-		{User, []Part{{turns[3].text}}},
-		{Assistant, []Part{{turns[4].text}, {turns[5].text}}},
-		{User, []Part{{"what should I book?"}}},
-	}
-	assert.Equal(t, want, r.Messages)
-	assert.Equal(t, 5, r.StableUpto, "every turn is stable, the query is not")
-	assert.Equal(t, m.Bounds(), r.Included)
-	assert.False(t, r.Reselected)
-
-	// A trailing user turn shares the final message with the query, which
-	// stays the very last part.
-	mustAppend(t, m, User, "also, trains?")
-	r = compose(t, m, "what should I book?")
-	last := r.Messages[len(r.Messages)-1]
-	assert.Equal(t, User, last.Role)
-	assert.Equal(t, []Part{{"also, trains?"}, {"what should I book?"}}, last.Parts)
-}
-
-func TestComposeAboveBudgetQuotesStretchesInOneBlockThenTheNewestExchange(t *testing.T) {
-	m := topicMemory(t, Options{Budget: 1800, Stability: -1}, 6, "deploy", "garden", "travel", "music", "cooking")
-	require.Greater(t, m.total, 1800)
-	r := compose(t, m, "what about the greenhouse tomatoes and the guitar chords?")
-	parts := flat(r)
-
-	// One block, first, then the two newest turns natively, then the query.
-	require.True(t, strings.HasPrefix(parts[0], memoryHeader), "the first part must be the memory block")
-	assert.True(t, strings.HasSuffix(parts[0], memoryFooter))
-	for _, p := range parts[1:] {
-		assert.NotContains(t, p, memoryHeader, "more than one memory block")
-	}
-	n := m.Len()
-	last := []string{topicTurn("cooking", 4), topicTurn("cooking", 5)}
-	assert.Equal(t, last, parts[1:len(parts)-1])
-	assert.Equal(t, "what about the greenhouse tomatoes and the guitar chords?", parts[len(parts)-1])
-	assert.Equal(t, 2, r.StableUpto)
-	assert.Equal(t, User, r.Messages[len(r.Messages)-1].Role)
-
-	// The relevant stretches are in, quoted in time order, each turn with
-	// its speaker and each stretch with its date.
-	garden, music := 6, 18
-	assert.Contains(t, r.Included, garden)
-	assert.Contains(t, r.Included, music)
-	assert.True(t, slices.IsSorted(r.Included))
-	block := parts[0]
-	gi := strings.Index(block, "--- 9 May 2023 ---\nuser: "+topicTurn("garden", 0)+"\n")
-	mi := strings.Index(block, "--- 11 May 2023 ---\nuser: "+topicTurn("music", 0)+"\n")
-	require.GreaterOrEqual(t, gi, 0, "garden stretch missing its date line or speaker label:\n%s", block)
-	require.GreaterOrEqual(t, mi, 0, "music stretch missing its date line or speaker label:\n%s", block)
-	assert.Less(t, gi, mi, "stretches must be in chronological order")
-	assert.Contains(t, block, "\nassistant: "+topicTurn("garden", 1)+"\n")
-	assert.NotContains(t, block, topicTurn("cooking", 5), "a native turn must not be quoted twice")
-	assert.Equal(t, n-2, m.sel.upto)
-}
-
-func TestComposeOnAnEmptyMemorySendsOnlyTheQuery(t *testing.T) {
-	r := compose(t, New(Options{}), "hello?")
-	assert.Equal(t, []Message{{User, []Part{{"hello?"}}}}, r.Messages)
-	assert.Equal(t, -1, r.StableUpto)
-	assert.Empty(t, r.Included)
-}
-
-func TestComposeRefusesABadQueryOrADoneContextAndChangesNothing(t *testing.T) {
-	m := topicMemory(t, Options{Budget: 1500}, 6, "deploy", "garden", "travel", "music")
-	first := compose(t, m, "the greenhouse tomatoes")
-
-	_, err := m.Compose(context.Background(), "green\xffhouse")
-	assert.ErrorIs(t, err, ErrUTF8)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err = m.Compose(ctx, "the kubernetes canary")
-	assert.ErrorIs(t, err, context.Canceled)
-
-	r := compose(t, m, "the greenhouse tomatoes")
-	assert.False(t, r.Reselected, "a refused call must not disturb the kept selection")
-	prefixHeld(t, first, r, "after refused calls")
-}
-
-func TestMemoryBlockDatesEachStretchAndEachNewDay(t *testing.T) {
-	m := New(Options{Budget: 700, Stability: -1})
-	day1 := time.Date(2023, time.May, 8, 23, 0, 0, 0, time.UTC)
-	mustAppend(t, m, User, "the greenhouse needs compost, said before any date was known")
-	mustAppendAt(t, m, Assistant, "then order the compost for the greenhouse", day1)
-	mustAppend(t, m, User, "the greenhouse compost arrived late") // inherits day1
-	mustAppendAt(t, m, Assistant, "the greenhouse compost is spread", day1.Add(2*time.Hour))
-	for i := 0; i < 12; i++ {
-		mustAppend(t, m, roleOf(i), fmt.Sprintf("weather report %d: rain, wind and a cold front", i))
-	}
-	setBounds(m, []int{0, 1, 4, 8, 12})
-	block := blockOf(compose(t, m, "greenhouse compost"))
-	require.NotEmpty(t, block)
-	assert.Contains(t, block, "---\nuser: the greenhouse needs compost", "an undated stretch opens with a bare rule")
-	assert.Contains(t, block, "--- 8 May 2023 ---\nassistant: then order the compost for the greenhouse\n"+
-		"user: the greenhouse compost arrived late\n"+
-		"--- 9 May 2023 ---\nassistant: the greenhouse compost is spread\n",
-		"a stretch is dated at its start and again where the day changes")
-}
-
-func TestZeroOptionsGiveA20000CharacterBudgetAndAStickySelection(t *testing.T) {
-	m := New(Options{})
-	// 20 turns of exactly 1,000 characters: the history is the budget.
-	for i := 0; i < 20; i++ {
-		topic := []string{"deploy", "garden", "travel", "music", "cooking"}[i%5]
-		text := topicTurn(topic, i) + " "
-		text += strings.Repeat(".", 1000-utf8.RuneCountInString(text))
-		mustAppend(t, m, roleOf(i), text)
-	}
-	r := compose(t, m, "the greenhouse")
-	assert.Empty(t, blockOf(r), "20,000 characters fit a zero-options budget")
-	assert.Len(t, flat(r), 21)
-
-	mustAppend(t, m, User, "a") // one character over
-	r = compose(t, m, "the greenhouse tomatoes and compost")
-	require.NotEmpty(t, blockOf(r), "20,001 characters do not")
-	assert.True(t, r.Reselected)
-	assert.LessOrEqual(t, contextRunes(r), 20_000)
-
-	r2 := compose(t, m, "the greenhouse tomatoes and compost")
-	assert.False(t, r2.Reselected, "the default keeps a selection for a repeated query")
-	r3 := compose(t, m, "tomatoes in the greenhouse")
-	assert.False(t, r3.Reselected, "the default keeps a selection for a similar query")
-}
-
-func TestNegativeStabilityReselectsEveryQuery(t *testing.T) {
-	m := topicMemory(t, Options{Budget: 1500, Stability: -0.5}, 6, "deploy", "garden", "travel", "music")
-	// The same query again, and queries that match nothing, where a kept
-	// selection is exactly as good as a fresh one.
-	for i, q := range []string{"the greenhouse tomatoes", "the greenhouse tomatoes", "zzz", "zzz", ""} {
-		r := compose(t, m, q)
-		assert.True(t, r.Reselected, "call %d (%q) kept a selection", i, q)
-	}
-}
-
-// ── Compose: the sticky selection ────────────────────────────────────
-
-// prefixHeld asserts that cur repeats prev's parts up to prev.StableUpto byte
-// for byte.
-func prefixHeld(t *testing.T, prev, cur Result, msg string) {
-	t.Helper()
-	p, c := flat(prev), flat(cur)
-	require.GreaterOrEqual(t, cur.StableUpto, prev.StableUpto, msg)
-	require.Greater(t, len(c), prev.StableUpto, msg)
-	assert.Equal(t, p[:prev.StableUpto+1], c[:prev.StableUpto+1], msg)
-}
-
-func TestStickySelectionSurvivesRepeatedAndSimilarQueries(t *testing.T) {
-	m := topicMemory(t, Options{Budget: 1500, Stability: 0.5}, 6, "deploy", "garden", "travel", "music")
-	first := compose(t, m, "the greenhouse tomatoes and compost")
-	require.True(t, first.Reselected, "the first selection is a build")
-	require.Contains(t, first.Included, 6)
-
-	for _, q := range []string{
-		"the greenhouse tomatoes and compost",
-		"tomatoes in the greenhouse?",
-		"and the compost, remind me",
-	} {
-		r := compose(t, m, q)
-		assert.False(t, r.Reselected, "query %q rebuilt the selection", q)
-		prefixHeld(t, first, r, q)
-		assert.Equal(t, first.Included, r.Included)
-	}
-}
-
-func TestChangeOfSubjectReselectsUnlessStabilityIsOne(t *testing.T) {
-	for _, c := range []struct {
-		stability float64
-		reselect  bool
-	}{{0.3, true}, {0.5, true}, {0.9, true}, {1, false}} {
-		t.Run(fmt.Sprint(c.stability), func(t *testing.T) {
-			m := topicMemory(t, Options{Budget: 1500, Stability: c.stability}, 6, "deploy", "garden", "travel", "music")
-			first := compose(t, m, "the greenhouse tomatoes and compost")
-			require.NotContains(t, first.Included, 0)
-
-			r := compose(t, m, "the kubernetes canary rollback")
-			assert.Equal(t, c.reselect, r.Reselected)
-			if c.reselect {
-				assert.Contains(t, r.Included, 0, "the new subject's stretch must come in")
-			} else {
-				prefixHeld(t, first, r, "stability 1 keeps the selection")
-			}
-		})
-	}
-}
-
-func TestBudgetOverflowReselectsAsTurnsAccumulate(t *testing.T) {
-	// Stability 1: nothing but the budget may force a rebuild.
-	const budget = 2000
-	m := topicMemory(t, Options{Budget: budget, Stability: 1}, 8, "deploy", "garden", "travel", "music")
-	prev := compose(t, m, "the greenhouse tomatoes")
-	require.True(t, prev.Reselected)
-	rebuilds := 0
-	for i := 0; i < 40; i++ {
-		q := topicTurn("garden", i)
-		mustAppend(t, m, User, q)
-		mustAppend(t, m, Assistant, topicTurn("garden", i+1))
-		m.mu.Lock()
-		overflow := m.logSize(m.sel) > budget
-		m.mu.Unlock()
-
-		r := compose(t, m, q)
-		assert.LessOrEqual(t, contextRunes(r), budget)
-		assert.Equal(t, overflow, r.Reselected, "call %d: a rebuild exactly when block and tail overflow", i)
-		if r.Reselected {
-			rebuilds++
-		} else {
-			prefixHeld(t, prev, r, fmt.Sprintf("call %d", i))
-		}
-		prev = r
-	}
-	assert.Greater(t, rebuilds, 0, "forty exchanges must overflow a 2,000-character budget")
-	assert.Less(t, rebuilds, 20, "a rebuild on most calls means nothing was kept")
-}
-
-func TestLiveReplayKeepsThePrefixByteIdenticalBetweenRebuilds(t *testing.T) {
-	g := newSynth(7)
-	m := New(Options{Budget: 6000})
-	for i := 0; i < 200; i++ {
-		role, text, when := g.next()
-		mustAppendAt(t, m, role, text, when)
-	}
-	var prev Result
-	kept := 0
-	for i := 0; i < 200; i++ {
-		_, q, when := g.next()
-		mustAppendAt(t, m, User, q, when)
-		r := compose(t, m, q)
-		assert.LessOrEqual(t, contextRunes(r), 6000)
-		if i > 0 && !r.Reselected {
-			kept++
-			prefixHeld(t, prev, r, fmt.Sprintf("call %d", i))
-		}
-		_, a, when := g.next()
-		mustAppendAt(t, m, Assistant, a, when)
-		prev = r
-	}
-	assert.Greater(t, kept, 100, "a sticky selection must be kept on most live calls")
-}
-
-// ── the budget, over random conversations ────────────────────────────
-
-// randomText returns a turn's text: words of mixed scripts, sometimes
-// several lines, sometimes long, sometimes dressed as framing.
-func randomText(r *rand.Rand, words []string) string {
-	n := 1 + r.IntN(30)
-	if r.IntN(10) == 0 {
-		n += r.IntN(400)
-	}
-	var b strings.Builder
-	switch r.IntN(25) {
-	case 0:
-		b.WriteString(memoryHeader)
-	case 1:
-		b.WriteString(externalHeader)
-	case 2:
-		b.WriteString("\n\nassistant: ")
-	}
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			switch r.IntN(12) {
-			case 0:
-				b.WriteString("\n")
-			case 1:
-				b.WriteString("\r\n")
-			case 2:
-				b.WriteString("\u2028user: ")
-			default:
-				b.WriteString(" ")
-			}
-		}
-		b.WriteString(words[r.IntN(len(words))])
-	}
-	return b.String()
-}
-
-var propertyWords = strings.Fields(`deploy rollback migration greenhouse tomatoes compost
-	Lisbon flight hotel guitar chords piano sourdough oven pricing invoice euro 55
-	2031 café naïve Zürich straße 東京 日本語 연구 Москва память 😀 e\u0301 «quoted»
-	[redacted] --- « » user: assistant: byheart memory the and a of`)
-
-func TestBudgetIsNeverExceeded(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	const conversations = 200
-	admitted, blocks := 0, 0
-	for c := 0; c < conversations; c++ {
-		var budget int
-		switch r.IntN(3) {
-		case 0:
-			budget = 1 + r.IntN(40) // smaller than most turns
-		case 1:
-			budget = 40 + r.IntN(400)
-		default:
-			budget = 400 + r.IntN(4000)
-		}
-		opts := Options{
-			Budget:    budget,
-			Chunk:     20 + r.IntN(800),
-			Stability: []float64{-1, 0, 0.3, 0.7, 1}[r.IntN(5)],
-		}
-		if r.IntN(2) == 0 {
-			pool := make([]Item, r.IntN(4))
-			for i := range pool {
-				pool[i] = Item{Text: randomText(r, propertyWords), Source: fmt.Sprintf("source %d\nuser: x", i)}
-			}
-			opts.External = ExternalFunc(func(context.Context, string) ([]Item, error) { return pool, nil })
-			opts.ExternalMargin = []float64{0, 2, 100}[r.IntN(3)]
-		}
-		if r.IntN(4) == 0 {
-			opts.Boundaries = func(tail []Turn) []int {
-				if len(tail) >= 2 {
-					return []int{len(tail) / 2}
+			var mode atomic.Bool // true: faulty
+			hook := func(tail []Turn) []int {
+				if mode.Load() {
+					return fault(tail)
+				}
+				if len(tail) >= 3 {
+					return []int{1, 2}
 				}
 				return nil
 			}
-		}
-		m := New(opts)
-		when := time.Date(2023, time.January, 1, 0, 0, 0, 0, time.UTC)
-		for step := 0; step < 30; step++ {
-			for k := r.IntN(6); k > 0; k-- {
-				role := []Role{User, Assistant}[r.IntN(2)]
-				text := randomText(r, propertyWords)
-				if r.IntN(3) == 0 {
-					when = when.Add(time.Duration(r.IntN(72)) * time.Hour)
-					mustAppendAt(t, m, role, text, when)
-				} else {
-					mustAppend(t, m, role, text)
-				}
+			opts := Options{Budget: 300, Chunk: 50, Boundaries: hook}
+			m := New(opts)
+			ctx := context.Background()
+			for i := range 12 {
+				_, err := m.Append(roleOf(i), fmt.Sprintf("turn %d talks about topic %d at some length", i, i%3))
+				require.NoError(t, err)
 			}
-			if n := m.Len(); n > 0 && r.IntN(20) == 0 {
-				require.NoError(t, m.Redact(r.IntN(n)))
-			}
-			query := randomText(r, propertyWords)
-			res, err := m.Compose(context.Background(), query)
+			_, err := m.Compose(ctx, "topic 1")
 			require.NoError(t, err)
-			require.NoError(t, res.ExternalErr)
-			parts := flat(res)
-			require.Equal(t, query, parts[len(parts)-1], "the query must be the final part")
-			require.Equal(t, User, res.Messages[len(res.Messages)-1].Role)
-			require.LessOrEqual(t, contextRunes(res), budget,
-				"conversation %d step %d: budget %d exceeded (opts %+v)", c, step, budget, opts)
-			require.Less(t, res.StableUpto, len(parts)-1, "the query is never part of the stable prefix")
-			require.True(t, slices.IsSorted(res.Included))
-			if blockOf(res) != "" {
-				blocks++
+			// Fill the open stretch so that the next Append asks the hook.
+			for m.open < m.opt.Chunk {
+				_, err := m.Append(User, "more about topic 2 and nothing else")
+				require.NoError(t, err)
 			}
-			for _, p := range parts {
-				if strings.HasPrefix(p, externalHeader) {
-					admitted++
-				}
+			mode.Store(true)
+			before := mustJSON(t, m)
+			n := m.Len()
+			if name == "blocks" {
+				// Only the hook that never answers needs a short wait; the
+				// others must be noticed at once, under any load.
+				m.tune.boundariesTimeout = 50 * time.Millisecond
 			}
-		}
+			i, err := m.Append(Assistant, "this turn must not be recorded")
+			m.tune.boundariesTimeout = defaults.boundariesTimeout
+			require.ErrorIs(t, err, ErrBoundaries)
+			switch name {
+			case "blocks":
+				require.ErrorContains(t, err, "no answer within")
+			case "exits its goroutine":
+				require.NotContains(t, err.Error(), "no answer within", "an exited hook is noticed at once")
+			}
+			require.Equal(t, -1, i)
+			require.Equal(t, before, mustJSON(t, m), "a failed Append records nothing")
+			require.Equal(t, n, m.Len())
+
+			// Still usable: composes, and appends once the hook recovers.
+			r, err := m.Compose(ctx, "topic 2")
+			require.NoError(t, err)
+			checkResult(t, m, "topic 2", r)
+			mode.Store(false)
+			i, err = m.Append(Assistant, "this turn is recorded")
+			require.NoError(t, err)
+			require.Equal(t, n, i)
+			checkBounds(t, m)
+			checkRoundTrip(t, m, opts, "topic 2")
+		})
 	}
-	t.Logf("%d compositions with a block, %d with outside material", blocks, admitted)
-	// The property is only worth something if the paths it covers ran.
-	assert.Greater(t, blocks, 500, "too few compositions above the budget")
-	assert.Greater(t, admitted, 50, "too few compositions with outside material")
 }
 
-// ── concurrency ──────────────────────────────────────────────────────
+// TestBoundariesHookOwnsItsTail: a hook may scribble on the turns it is
+// shown; the memory keeps its own.
+func TestBoundariesHookOwnsItsTail(t *testing.T) {
+	t.Parallel()
+	m := New(Options{Chunk: 10, Boundaries: func(tail []Turn) []int {
+		for i := range tail {
+			tail[i].Text = "scribbled"
+			tail[i].Role = "system"
+		}
+		return nil
+	}})
+	for _, text := range []string{"first turn, long enough", "second turn, long enough", "third"} {
+		_, err := m.Append(User, text)
+		require.NoError(t, err)
+	}
+	got, err := m.Turn(0)
+	require.NoError(t, err)
+	require.Equal(t, Turn{Role: User, Text: "first turn, long enough"}, got)
+	require.NotContains(t, mustJSON(t, m), "scribbled")
+}
 
-func TestConcurrentAppendAndComposeLoseNoTurn(t *testing.T) {
-	m := New(Options{Budget: 3000, Chunk: 300,
-		External: ExternalFunc(func(_ context.Context, q string) ([]Item, error) {
-			return []Item{{Text: "outside: " + q, Source: "kb"}}, nil
-		})})
-	const writers, perWriter = 4, 60
-	var wg sync.WaitGroup
-	errs := make(chan error, writers*perWriter*2)
-	for w := 0; w < writers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; i < perWriter; i++ {
-				text := fmt.Sprintf("writer %d turn %d about the deploy and the greenhouse", w, i)
-				if _, err := m.Append(roleOf(i), text); err != nil {
-					errs <- err
-				}
-				if r, err := m.Compose(context.Background(), text); err != nil {
-					errs <- err
-				} else if contextRunes(r) > 3000 {
-					errs <- errors.New("budget exceeded under concurrency")
-				}
-				if i%10 == 0 {
-					if _, err := m.ToJSON(); err != nil {
-						errs <- err
-					}
-					_ = m.Bounds()
+// ── redaction ─────────────────────────────────────────────────────────
+
+const secret = "my server password is hunter2, the vault is xyzzyplugh"
+
+func TestRedactLeavesAPlaceholderInPlace(t *testing.T) {
+	t.Parallel()
+	m := New(Options{Budget: 2000, Chunk: 300})
+	when := time.Date(2023, 5, 8, 10, 0, 0, 0, time.UTC)
+	for i := 0; i < 60; i++ {
+		mustAppendAt(t, m, roleOf(i), fmt.Sprintf("turn %d about the deploy", i), when.Add(time.Duration(i)*time.Hour))
+	}
+	i := mustAppendAt(t, m, Assistant, secret, when.AddDate(0, 1, 0))
+	fill(t, m, 20, "later talk about the garden")
+	bounds := m.Bounds()
+	before := make([]Turn, m.Len())
+	for k := range before {
+		before[k], _ = m.Turn(k)
+	}
+
+	require.NoError(t, m.Redact(i))
+	require.NoError(t, m.Redact(i), "redacting twice is harmless")
+	assert.Equal(t, len(before), m.Len(), "no index shifts")
+	assert.Equal(t, bounds, m.Bounds(), "boundaries unchanged")
+	got, err := m.Turn(i)
+	require.NoError(t, err)
+	assert.True(t, got.Redacted)
+	assert.Equal(t, Assistant, got.Role)
+	assert.True(t, got.Time.Equal(before[i].Time))
+	assert.NotEmpty(t, got.Text, "a placeholder, not a hole")
+	assert.NotContains(t, got.Text, "hunter2")
+	for k := range before {
+		if k != i {
+			tu, _ := m.Turn(k)
+			assert.Equal(t, before[k], tu, "turn %d changed", k)
+		}
+	}
+}
+
+func TestRedactOutOfRangeIsErrIndex(t *testing.T) {
+	t.Parallel()
+	m := New(Options{})
+	assert.ErrorIs(t, m.Redact(0), ErrIndex)
+	mustAppend(t, m, User, "one")
+	for _, i := range []int{-1, 1, 1 << 30} {
+		assert.ErrorIs(t, m.Redact(i), ErrIndex, "index %d", i)
+	}
+	assert.Equal(t, 1, m.Len())
+}
+
+func TestRedactedTextIsUnreachable(t *testing.T) {
+	t.Parallel()
+	type setup struct {
+		opts  Options
+		build func(t *testing.T, m *Memory) int // returns the secret's index
+	}
+	var seen []string // what a Retriever was shown, across calls
+	retriever := RetrieverFunc(func(_ context.Context, q string, docs []Document) ([]float64, error) {
+		out := make([]float64, len(docs))
+		for i, d := range docs {
+			seen = append(seen, d.Text)
+			out[i] = float64(len(Terms(d.Text)) - len(Terms(strings.ReplaceAll(d.Text, "hunter2", ""))))
+		}
+		return out, nil
+	})
+	before := func(t *testing.T, m *Memory) {
+		fill(t, m, 60, "discussing the deploy and migration rollback, filler")
+	}
+	after := func(t *testing.T, m *Memory) {
+		fill(t, m, 60, "an entirely different subject, weather and vacations, filler")
+	}
+	cases := map[string]setup{
+		"in a closed stretch": {Options{Budget: 2000}, func(t *testing.T, m *Memory) int {
+			before(t, m)
+			i := mustAppend(t, m, User, secret)
+			after(t, m)
+			return i
+		}},
+		"in the open stretch": {Options{Budget: 2000}, func(t *testing.T, m *Memory) int {
+			before(t, m)
+			i := mustAppend(t, m, User, secret)
+			mustAppend(t, m, Assistant, "noted")
+			mustAppend(t, m, User, "and the weather?")
+			return i
+		}},
+		"the newest turn": {Options{Budget: 2000}, func(t *testing.T, m *Memory) int {
+			before(t, m)
+			return mustAppend(t, m, User, secret)
+		}},
+		"below the budget": {Options{Budget: 100_000}, func(t *testing.T, m *Memory) int {
+			before(t, m)
+			i := mustAppend(t, m, User, secret)
+			after(t, m)
+			return i
+		}},
+		"a sole closed stretch shared by nobody": {Options{Budget: 2000, Chunk: 10}, func(t *testing.T, m *Memory) int {
+			before(t, m)
+			i := mustAppend(t, m, User, secret) // a stretch of its own
+			after(t, m)
+			return i
+		}},
+		"in a kept selection": {Options{Budget: 2000, Stability: 1}, func(t *testing.T, m *Memory) int {
+			before(t, m)
+			i := mustAppend(t, m, User, secret)
+			after(t, m)
+			r := compose(t, m, "server password hunter2")
+			require.Contains(t, blockOf(r), "hunter2", "the kept block must show the secret before redaction")
+			return i
+		}},
+		"with a retriever": {Options{Budget: 2000, Retriever: retriever}, func(t *testing.T, m *Memory) int {
+			before(t, m)
+			i := mustAppend(t, m, User, secret)
+			after(t, m)
+			return i
+		}},
+		"with outside material": {Options{Budget: 2000, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
+			return []Item{{Text: "vault password rotation policy", Source: "wiki"}}, nil
+		})}, func(t *testing.T, m *Memory) int {
+			before(t, m)
+			i := mustAppend(t, m, User, secret)
+			after(t, m)
+			return i
+		}},
+	}
+	const query = "what was the server password? hunter2? xyzzyplugh?"
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := New(c.opts)
+			i := c.build(t, m)
+			require.Contains(t, contextOf(compose(t, m, query)), "hunter2", "before redaction the secret must be findable")
+
+			m.mu.Lock()
+			s := m.stretchOf(i)
+			var oldKey docKey
+			closed := m.str[s].slot >= 0
+			if closed {
+				oldKey = m.ix.slots[m.str[s].slot].key
+			}
+			m.mu.Unlock()
+
+			require.NoError(t, m.Redact(i))
+			seen = nil
+			for _, q := range []string{query, "server password", "deploy rollback"} {
+				r := compose(t, m, q)
+				ctx := contextOf(r)
+				assert.NotContains(t, ctx, "hunter2", "query %q", q)
+				assert.NotContains(t, ctx, "xyzzyplugh", "query %q", q)
+			}
+			for _, text := range seen {
+				assert.NotContains(t, text, "hunter2", "the retriever was shown the secret")
+			}
+
+			for _, word := range []string{"hunter2", "xyzzyplugh"} {
+				_, inVocab := m.ix.vocab[word]
+				assert.False(t, inVocab, "%q is still in the vocabulary", word)
+				assert.NotContains(t, m.ix.terms, word)
+			}
+			if closed {
+				_, cached := m.ix.byKey[oldKey]
+				assert.False(t, cached, "the encoding cache still holds the secret's text")
+			}
+			for _, text := range m.texts {
+				assert.NotContains(t, text, "hunter2")
+			}
+			if m.sel != nil {
+				for q := range m.sel.quotes {
+					assert.NotContains(t, q.text, "hunter2")
 				}
 			}
-		}(w)
+			checkIndex(t, m)
+
+			data, err := m.ToJSON()
+			require.NoError(t, err)
+			assert.NotContains(t, string(data), "hunter2")
+			assert.NotContains(t, string(data), "xyzzyplugh")
+		})
+	}
+}
+
+// ── concurrency ───────────────────────────────────────────────────────
+
+// TestConcurrentUseLosesNoTurnAndKeepsEveryInvariant runs 16 goroutines that
+// append, compose, redact, serialise and read at once; run it under -race.
+func TestConcurrentUseLosesNoTurnAndKeepsEveryInvariant(t *testing.T) {
+	t.Parallel()
+	split := func(tail []Turn) []int {
+		if len(tail) >= 4 {
+			return []int{len(tail) / 2}
+		}
+		return nil
+	}
+	for name, opts := range map[string]Options{
+		"built-in":             {Budget: 1500, Chunk: 120},
+		"hooks and one-shot":   {Budget: 1500, Chunk: 120, Boundaries: split, Retriever: overlap, Stability: -1},
+		"outside material too": {Budget: 1200, Chunk: 200, External: noteSource, Stability: 0.9},
+	} {
+		t.Run(name, func(t *testing.T) {
+			useConcurrently(t, opts)
+		})
+	}
+}
+
+func useConcurrently(t *testing.T, opts Options) {
+	const (
+		appenders  = 6
+		perWriter  = 40
+		composers  = 4
+		redactors  = 2
+		serialiser = 2
+		readers    = 2
+	)
+	require.Equal(t, 16, appenders+composers+redactors+serialiser+readers)
+	m := New(opts)
+	budget := m.opt.Budget
+	topics := []string{"marathon training", "moving to Lisbon", "the blue shoes", "my sister Anna", "a trip to Kyoto", "baking sourdough", "the new job"}
+	var (
+		wg       sync.WaitGroup
+		writing  atomic.Int32
+		mu       sync.Mutex
+		wrote    = map[int]string{} // index -> text
+		redacted = map[int]bool{}
+		snaps    [][]byte
+		failures = make(chan error, 64)
+		checks   collector
+	)
+	fail := func(err error) {
+		select {
+		case failures <- err:
+		default:
+		}
+	}
+	writing.Store(appenders)
+	for g := range appenders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer writing.Add(-1)
+			prev := -1
+			for k := range perWriter {
+				text := fmt.Sprintf("writer %d turn %d: about %s, line\r\n%d", g, k, topics[(g+k)%len(topics)], k)
+				role := roleOf(k)
+				when := time.Date(2024, 1, 1+k/5, g, 0, 0, 0, time.UTC)
+				i, err := m.AppendAt(role, text, when)
+				if err != nil {
+					fail(fmt.Errorf("append: %w", err))
+					return
+				}
+				if i <= prev {
+					fail(fmt.Errorf("writer %d: index %d after %d", g, i, prev))
+				}
+				prev = i
+				mu.Lock()
+				if _, dup := wrote[i]; dup {
+					fail(fmt.Errorf("index %d handed out twice", i))
+				}
+				wrote[i] = text
+				mu.Unlock()
+			}
+		}()
+	}
+	for c := range composers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; writing.Load() > 0 || k < 3; k++ {
+				q := topics[(c+k)%len(topics)]
+				r, err := m.Compose(context.Background(), q)
+				if err != nil {
+					fail(fmt.Errorf("compose: %w", err))
+					return
+				}
+				checkShape(&checks, budget, q, r)
+			}
+		}()
+	}
+	for d := range redactors {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(d), 7))
+			for writing.Load() > 0 {
+				n := m.Len()
+				if n == 0 {
+					runtime.Gosched()
+					continue
+				}
+				i := rng.IntN(n)
+				if rng.IntN(4) != 0 {
+					runtime.Gosched()
+					continue
+				}
+				if err := m.Redact(i); err != nil {
+					fail(fmt.Errorf("redact %d of %d: %w", i, n, err))
+					return
+				}
+				mu.Lock()
+				redacted[i] = true
+				mu.Unlock()
+				if err := m.Redact(n + 1000); !errors.Is(err, ErrIndex) {
+					fail(fmt.Errorf("redact past the end: %v", err))
+				}
+			}
+		}()
+	}
+	for range serialiser {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; (writing.Load() > 0 || k < 2) && k < 100; k++ {
+				data, err := m.ToJSON()
+				if err != nil {
+					fail(fmt.Errorf("ToJSON: %w", err))
+					return
+				}
+				mu.Lock()
+				snaps = append(snaps, data)
+				mu.Unlock()
+			}
+		}()
+	}
+	for range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for writing.Load() > 0 {
+				n := m.Len()
+				b := m.Bounds()
+				if n > 0 && (len(b) == 0 || b[0] != 0) {
+					fail(fmt.Errorf("bounds %v for %d turns", b, n))
+				}
+				if n > 0 {
+					if _, err := m.Turn(n - 1); err != nil {
+						fail(err)
+					}
+				}
+			}
+		}()
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		require.NoError(t, err)
+	close(failures)
+	for err := range failures {
+		t.Error(err)
 	}
+	for _, msg := range checks.errs {
+		t.Error(msg)
+	}
+	require.False(t, t.Failed())
 
-	require.Equal(t, writers*perWriter, m.Len())
-	seen := map[string]int{}
-	for i := 0; i < m.Len(); i++ {
-		tu, err := m.Turn(i)
+	// No turn lost or duplicated, each where its Append said it went.
+	require.Equal(t, appenders*perWriter, m.Len())
+	require.Len(t, wrote, appenders*perWriter)
+	for i, text := range wrote {
+		got, err := m.Turn(i)
 		require.NoError(t, err)
-		seen[tu.Text]++
+		if redacted[i] {
+			require.True(t, got.Redacted)
+			require.Equal(t, redactedText, got.Text)
+		} else {
+			require.Equal(t, text, got.Text)
+		}
 	}
-	for w := 0; w < writers; w++ {
-		for i := 0; i < perWriter; i++ {
-			text := fmt.Sprintf("writer %d turn %d about the deploy and the greenhouse", w, i)
-			assert.Equal(t, 1, seen[text], "%q", text)
+	checkBounds(t, m)
+
+	// Every snapshot restores to a memory that composes within the budget
+	// and holds a prefix of the final conversation.
+	require.NotEmpty(t, snaps)
+	for _, data := range snaps {
+		s, err := FromJSON(data, opts)
+		require.NoError(t, err)
+		checkBounds(t, s)
+		require.LessOrEqual(t, s.Len(), m.Len())
+		for i := range s.Len() {
+			a, _ := s.Turn(i)
+			b, _ := m.Turn(i)
+			if a.Redacted {
+				require.True(t, b.Redacted, "a redaction is never undone")
+			} else if !b.Redacted {
+				require.Equal(t, b.Text, a.Text)
+			}
+		}
+		q := topics[s.Len()%len(topics)]
+		r, err := s.Compose(context.Background(), q)
+		require.NoError(t, err)
+		checkResult(t, s, q, r)
+	}
+}
+
+// ── no loss on failure ────────────────────────────────────────────────
+
+// TestAFailedOperationLeavesTheMemoryAsItWas: every operation that returns
+// an error leaves the memory exactly as it was, in every state a memory can
+// be in.
+func TestAFailedOperationLeavesTheMemoryAsItWas(t *testing.T) {
+	t.Parallel()
+	var broken atomic.Bool
+	ret := RetrieverFunc(func(ctx context.Context, q string, docs []Document) ([]float64, error) {
+		if broken.Load() {
+			return nil, errors.New("down")
+		}
+		return overlap(ctx, q, docs)
+	})
+	hook := func(tail []Turn) []int {
+		if broken.Load() {
+			return []int{0}
+		}
+		return nil
+	}
+	type state struct {
+		make  func(t *testing.T) (*Memory, Options)
+		hooks bool // has a Boundaries hook and a Retriever, and is above its budget
+	}
+	states := map[string]state{
+		"empty": {make: func(*testing.T) (*Memory, Options) { return New(Options{}), Options{} }},
+		"below the budget": {make: func(t *testing.T) (*Memory, Options) {
+			m := New(Options{})
+			_, err := m.Append(User, "hello")
+			require.NoError(t, err)
+			return m, Options{}
+		}},
+		"above the budget with a kept selection": {hooks: true, make: func(t *testing.T) (*Memory, Options) {
+			opts := Options{Budget: 300, Chunk: 50, Retriever: ret, Boundaries: hook}
+			return overBudget(t, opts), opts
+		}},
+		"redacted and restored": {hooks: true, make: func(t *testing.T) (*Memory, Options) {
+			opts := sampleOpts
+			opts.Retriever, opts.Boundaries = ret, hook
+			m2, err := FromJSON([]byte(mustJSON(t, sampleMemory(t))), opts)
+			require.NoError(t, err)
+			return m2, opts
+		}},
+	}
+	type op struct {
+		run   func(m *Memory) error
+		hooks bool // fails only in a state with hooks
+	}
+	ops := map[string]op{
+		"append with a bad role": {run: func(m *Memory) error { _, err := m.Append("system", "x"); return err }},
+		"append with no role":    {run: func(m *Memory) error { _, err := m.Append("", "x"); return err }},
+		"append empty text":      {run: func(m *Memory) error { _, err := m.Append(User, ""); return err }},
+		"append invalid UTF-8":   {run: func(m *Memory) error { _, err := m.Append(User, "ok \xc3\x28"); return err }},
+		"append a year past 9999": {run: func(m *Memory) error {
+			_, err := m.AppendAt(User, "x", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC))
+			return err
+		}},
+		"append a year before 0": {run: func(m *Memory) error {
+			_, err := m.AppendAt(User, "x", time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC))
+			return err
+		}},
+		"append a zone of 25 hours": {run: func(m *Memory) error {
+			_, err := m.AppendAt(User, "x", time.Now().In(time.FixedZone("", 25*3600)))
+			return err
+		}},
+		"redact -1":             {run: func(m *Memory) error { return m.Redact(-1) }},
+		"redact past the end":   {run: func(m *Memory) error { return m.Redact(m.Len()) }},
+		"redact MaxInt":         {run: func(m *Memory) error { return m.Redact(math.MaxInt) }},
+		"compose invalid UTF-8": {run: func(m *Memory) error { _, err := m.Compose(context.Background(), "\xff"); return err }},
+		"turn -1":               {run: func(m *Memory) error { _, err := m.Turn(-1); return err }},
+		"compose with a cancelled context": {run: func(m *Memory) error {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			_, err := m.Compose(ctx, "topic")
+			return err
+		}},
+		"append past a failing hook": {hooks: true, run: func(m *Memory) error {
+			broken.Store(true)
+			_, err := m.Append(User, "x")
+			return err
+		}},
+		"compose past a failing retriever": {hooks: true, run: func(m *Memory) error {
+			broken.Store(true)
+			_, err := m.Compose(context.Background(), "topic")
+			return err
+		}},
+	}
+	for sname, st := range states {
+		for oname, o := range ops {
+			if o.hooks && !st.hooks {
+				continue
+			}
+			t.Run(sname+"/"+oname, func(t *testing.T) {
+				broken.Store(false)
+				m, opts := st.make(t)
+				for m.open < m.opt.Chunk && m.Len() > 0 {
+					_, err := m.Append(User, "filler so the next append asks the hook")
+					require.NoError(t, err)
+				}
+				before := mustJSON(t, m)
+				n := m.Len()
+				err := o.run(m)
+				broken.Store(false)
+				require.Error(t, err)
+				require.True(t, isSentinel(err) || errors.Is(err, context.Canceled), "undocumented error %v", err)
+				require.Equal(t, before, mustJSON(t, m), "failed %s changed the memory", oname)
+				require.Equal(t, n, m.Len())
+				r, err := m.Compose(context.Background(), "topic")
+				require.NoError(t, err)
+				checkResult(t, m, "topic", r)
+				checkRoundTrip(t, m, opts, "topic")
+			})
 		}
 	}
 }

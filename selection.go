@@ -976,14 +976,14 @@ func (m *Memory) cut() int {
 }
 
 // capacity is what a rebuild may spend on stretches, given the tail from cut
-// and reserve characters set aside. A sticky rebuild leaves headroom for the
-// log to grow into.
+// and reserve characters set aside. A sticky rebuild spends only part of it
+// (1 − headroom), leaving the log room to grow into.
 func (m *Memory) capacity(cut, reserve int) int {
-	fill := m.opt.Budget
+	c := m.opt.Budget - m.tailCost(cut) - reserve - memoryFraming
 	if m.opt.Stability >= 0 {
-		fill = int(float64(fill) * (1 - m.tune.headroom))
+		c = int(float64(c) * (1 - m.tune.headroom))
 	}
-	return fill - m.tailCost(cut) - reserve - memoryFraming
+	return c
 }
 
 // tailCost is the characters of turns from t on as native parts.
@@ -1000,6 +1000,10 @@ func (m *Memory) tailCost(t int) int {
 func (m *Memory) rebuild(rk *ranking, reserve int) {
 	cut := m.cut()
 	keys, _ := rk.choose(cut, m.capacity(cut, reserve), 0)
+	if len(keys) == 0 && m.opt.Stability >= 0 {
+		// The headroom must not cost the query its best stretch.
+		keys, _ = rk.choose(cut, m.opt.Budget-m.tailCost(cut)-reserve-memoryFraming, 1)
+	}
 	ends := make([]int, len(keys))
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)

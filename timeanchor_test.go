@@ -83,7 +83,11 @@ func TestAnnotateWeekdays(t *testing.T) {
 		{name: "last Wednesday said on Thursday is yesterday", text: "last Wednesday", want: "last Wednesday [24 May 2023]"},
 		{name: "last Thursday said on a Thursday is a week back", text: "last Thursday", want: "last Thursday [18 May 2023]"},
 		{name: "this past Saturday reads as last Saturday", text: "this past Saturday", want: "this past Saturday [20 May 2023]"},
-		{name: "this Monday is the Monday of the current week", text: "this Monday", want: "this Monday [22 May 2023]"},
+		{name: "this Monday once passed has two readings", text: "this Monday", want: "this Monday [22 or 29 May 2023]"},
+		{name: "this Monday once passed in a past sentence is this week's", text: "I saw her this Monday.",
+			want: "I saw her this Monday [22 May 2023]."},
+		{name: "this Monday once passed in a future sentence is the coming one", text: "I'll see her this Monday.",
+			want: "I'll see her this Monday [29 May 2023]."},
 		{name: "this Saturday is the coming one within the week", text: "this Saturday", want: "this Saturday [27 May 2023]"},
 		{name: "this Thursday said on a Thursday is today", text: "this Thursday", want: "this Thursday [25 May 2023]"},
 		{name: "this coming Monday is the first one ahead", text: "this coming Monday", want: "this coming Monday [29 May 2023]"},
@@ -91,7 +95,7 @@ func TestAnnotateWeekdays(t *testing.T) {
 			want: "this coming Thursday [1 June 2023]"},
 		{name: "next Monday falls in the following week", text: "next Monday", want: "next Monday [29 May 2023]"},
 		{name: "next Thursday said on a Thursday is a week ahead", text: "next Thursday", want: "next Thursday [1 June 2023]"},
-		{name: "next Saturday said on a Thursday is ambiguous and left alone", text: "next Saturday", want: "next Saturday"},
+		{name: "next Saturday said on a Thursday has two readings", text: "next Saturday", want: "next Saturday [27 May or 3 June 2023]"},
 		{name: "next Sunday said on a Sunday is a week ahead", when: sunday, text: "next Sunday", want: "next Sunday [4 June 2023]"},
 		{name: "on a weekday in narration is the most recent one", text: "On Tuesday the parcel arrived.",
 			want: "On Tuesday [23 May 2023] the parcel arrived."},
@@ -151,7 +155,8 @@ func TestAnnotateCounts(t *testing.T) {
 		{name: "in N days without a future marker is a duration", text: "I read the whole book in three days.",
 			want: "I read the whole book in three days."},
 		{name: "in a day or two is left alone", text: "I'll know in a day or two.", want: "I'll know in a day or two."},
-		{name: "hyphenated number words are not read in part", text: "twenty-five years ago", want: "twenty-five years ago"},
+		{name: "hyphenated number words are read whole", text: "twenty-five years ago", want: "twenty-five years ago [1998]"},
+		{name: "a hyphenated number is not read in part", text: "forty-two-five days ago", want: "forty-two-five days ago"},
 		{name: "decimals are not read in part", text: "1.5 years ago", want: "1.5 years ago"},
 		{name: "grouped digits are not read in part", text: "2,000 years ago", want: "2,000 years ago"},
 		{name: "bounds are left alone", text: "over two years ago, more than 3 weeks ago, less than a month ago, at least a year ago",
@@ -198,15 +203,17 @@ func TestAnnotatePeriods(t *testing.T) {
 		{name: "the year after next", text: "the year after next", want: "the year after next [2025]"},
 		{name: "the bare week before counts from another event and is left alone", text: "She had called the week before.",
 			want: "She had called the week before."},
-		{name: "a period after a determiner is a span, not a date", text: "Over the last week, my last year at school, the next day, the past month.",
-			want: "Over the last week, my last year at school, the next day, the past month."},
+		{name: "a period after a determiner is not a date", text: "That was the last week, my last year at school, the next day.",
+			want: "That was the last week, my last year at school, the next day."},
+		{name: "a span word makes the last week a span up to now", text: "Over the last week, I slept badly.",
+			want: "Over the last week [since 18 May 2023], I slept badly."},
 		{name: "an owner makes it a span too", text: "It was John's last week at work.", want: "It was John's last week at work."},
 		{name: "a contraction is no owner", text: "It's next week.", want: "It's next week [week of 29 May 2023]."},
 		{name: "an expression is no owner of the next one", text: "last night's last week",
 			want: "last night's [24 May 2023] last week [week of 15 May 2023]"},
 		{name: "a period followed by of is a part of something else", text: "the last week of June, last day of term",
 			want: "the last week of June, last day of term"},
-		{name: "this past week is the last seven days and left alone", text: "this past week", want: "this past week"},
+		{name: "this past week is the last seven days", text: "this past week", want: "this past week [since 18 May 2023]"},
 		{name: "last summer said in spring is the previous year's", text: "Last summer we swam a lot.",
 			want: "Last summer [summer 2022] we swam a lot."},
 		{name: "this summer said in spring is the coming one", text: "this summer", want: "this summer [summer 2023]"},
@@ -337,7 +344,9 @@ func TestAnnotateWithNothingToResolveDoesNotAllocate(t *testing.T) {
 	// refilled (the race detector empties it on purpose).
 	busy := "What a Day it was. Over the years, Mom's week went by; THE LAST ONE, Saturday Night Live!"
 	assert.Nil(t, dateNotes(busy, thursday))
-	assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { _ = Annotate(busy, thursday) }), 1.0)
+	if !raceEnabled {
+		assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { _ = Annotate(busy, thursday) }), 1.0)
+	}
 }
 
 func TestAnnotateBracketsTheUserTyped(t *testing.T) {
@@ -472,6 +481,9 @@ func FuzzAnnotate(f *testing.F) {
 		"last summer, this winter, next March, this may be, the week before last",
 		"\xff\xfe last \u2019s week\u2019s yesterday\u2019s",
 		"USA Today Tonight Show yesterday [1 Jan 1999]",
+		"We met on the 15th; paid 2023-05-20, due 5/6/2023, next Friday [26 May or 2 June 2023].",
+		"I got it for Christmas and rested over the weekend, in the past 3 days, twenty-five years ago.",
+		"Am 3 April waren wir in Wien; back in March, since January, two summers ago.",
 	} {
 		f.Add(seed, may25, 0)
 	}

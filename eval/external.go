@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/byheart/byheart"
@@ -23,6 +25,12 @@ import (
 //
 // Both run with a negative Stability (every question answered fresh) and the
 // default margin. Pools come from a seeded generator, so a run is repeatable.
+//
+// The needed test is then run end to end, under three admission policies
+// (admissions): whatever is admitted, does the answer reach the model, from
+// the conversation or from outside, and how much junk rides along? A
+// question's junk never contains its answer, so only the conversation or an
+// evidence turn can bring it.
 
 // junkItems is how many items the source returns per question: the headline
 // setting for both tests.
@@ -36,6 +44,23 @@ var junkSizes = []int{1, junkItems, 10}
 // likely to appear in the conversation itself.
 const minJunkChars = 40
 
+// admission is a policy for outside material in the end-to-end test.
+type admission struct {
+	name   string
+	offer  bool    // whether the source offers anything at all
+	margin float64 // Options.ExternalMargin
+}
+
+// admissions are compared end to end: no outside material; rule 4 as
+// shipped (the default margin); and admitting every offered item that
+// shares a term with the query (an infinite margin; the library never
+// admits an item that shares none).
+var admissions = []admission{
+	{name: "never admit"},
+	{name: ruleFour, offer: true},
+	{name: alwaysAdmit, offer: true, margin: math.Inf(1)},
+}
+
 // fixedSource is an External that returns whatever the harness loaded into it
 // for the next question.
 type fixedSource struct{ items []byheart.Item }
@@ -46,22 +71,40 @@ func (s *fixedSource) Fetch(context.Context, string) ([]byheart.Item, error) { r
 type externalTally struct {
 	questions    int
 	rejected     []int // by junkSizes
-	admitted     int
 	overruns     int
 	externalErrs int
+	// answerable counts the questions whose answer is written in one of
+	// their evidence turns; arms are by admissions.
+	answerable int
+	arms       []armTally
+}
+
+// armTally is what one admission policy sent, summed over questions.
+type armTally struct {
+	evidence  int // questions where an evidence turn reached the context
+	answered  int // answerable questions whose answer reached it
+	junkItems int
+	junkChars int
 }
 
 func (a *externalTally) merge(b externalTally) {
 	a.questions += b.questions
 	if a.rejected == nil {
 		a.rejected = make([]int, len(junkSizes))
+		a.arms = make([]armTally, len(admissions))
 	}
 	for i, n := range b.rejected {
 		a.rejected[i] += n
 	}
-	a.admitted += b.admitted
+	for i, arm := range b.arms {
+		a.arms[i].evidence += arm.evidence
+		a.arms[i].answered += arm.answered
+		a.arms[i].junkItems += arm.junkItems
+		a.arms[i].junkChars += arm.junkChars
+	}
 	a.overruns += b.overruns
 	a.externalErrs += b.externalErrs
+	a.answerable += b.answerable
 }
 
 // junkPool returns the turns of the other conversations that may serve as
@@ -87,15 +130,19 @@ func junkPool(ds *dataset, conv *conversation) []string {
 	return pool
 }
 
-// draw picks n distinct junk items.
-func draw(r *rng, pool []string, n int) []byheart.Item {
-	n = min(n, len(pool))
+// draw picks n distinct junk items, none holding answer (a normalized
+// answer, see normalizeAnswer; "" holds nothing), so that junk can never be
+// what brings an answer.
+func draw(r *rng, pool []string, n int, answer string) []byheart.Item {
+	var items []byheart.Item
 	picked := map[int]bool{}
-	items := make([]byheart.Item, 0, n)
-	for len(items) < n {
+	for len(items) < n && len(picked) < len(pool) {
 		i := r.intn(len(pool))
-		if !picked[i] {
-			picked[i] = true
+		if picked[i] {
+			continue
+		}
+		picked[i] = true
+		if answer == "" || !strings.Contains(normalizeAnswer(pool[i]), answer) {
 			items = append(items, byheart.Item{Text: pool[i], Source: "junk"})
 		}
 	}
@@ -111,7 +158,7 @@ func seed(conv *conversation, q int) uint64 {
 }
 
 func externalConversation(ds *dataset, conv *conversation, budget int, lat *latencies) (externalTally, error) {
-	t := externalTally{rejected: make([]int, len(junkSizes))}
+	t := externalTally{rejected: make([]int, len(junkSizes)), arms: make([]armTally, len(admissions))}
 	pool := junkPool(ds, conv)
 	src := &fixedSource{}
 	opts := byheart.Options{Budget: budget, Stability: -1, External: src}
@@ -127,8 +174,9 @@ func externalConversation(ds *dataset, conv *conversation, budget int, lat *late
 		}
 		t.questions++
 		r := newRNG(seed(conv, qi))
+		answer := writtenAnswer(conv, q)
 		for si, n := range junkSizes {
-			src.items = draw(r, pool, n)
+			src.items = draw(r, pool, n, answer)
 			c, err := whole.compose(q.Text)
 			if err != nil {
 				return t, err
@@ -138,29 +186,126 @@ func externalConversation(ds *dataset, conv *conversation, budget int, lat *late
 				t.rejected[si]++
 			}
 		}
-
-		needed, err := withoutEvidence(conv, q, opts, lat)
-		if err != nil {
-			return t, err
-		}
 		var evidence []byheart.Item
 		for _, e := range q.Evidence {
 			evidence = append(evidence, byheart.Item{Text: conv.Turns[e].Text, Source: "evidence"})
 		}
-		src.items = append(draw(r, pool, max(junkItems-len(evidence), 1)), evidence...)
-		shuffle(r, src.items)
-		c, err := needed.compose(q.Text)
-		if err != nil {
+		offered := append(draw(r, pool, max(junkItems-len(evidence), 1), answer), evidence...)
+		shuffle(r, offered)
+		if err := t.endToEnd(conv, q, offered, answer, opts, lat); err != nil {
 			return t, err
-		}
-		t.count(c, budget)
-		t.externalErrs += needed.externalErrs
-		if anyReached(newSent(c), evidence) {
-			t.admitted++
 		}
 	}
 	t.externalErrs += whole.externalErrs
 	return t, nil
+}
+
+// endToEnd composes q on the conversation without its evidence under every
+// admission policy, with offered (its evidence among junk) as the outside
+// material, and tallies what reached the context.
+func (t *externalTally) endToEnd(conv *conversation, q question, offered []byheart.Item, answer string, opts byheart.Options, lat *latencies) error {
+	if answer != "" {
+		t.answerable++
+	}
+	src := opts.External.(*fixedSource)
+	mems := map[float64]*byheartMemory{} // one per margin
+	for i, a := range admissions {
+		m := mems[a.margin]
+		if m == nil {
+			opts.ExternalMargin = a.margin
+			var err error
+			if m, err = withoutEvidence(conv, q, opts, lat); err != nil {
+				return err
+			}
+			mems[a.margin] = m
+		}
+		src.items = nil
+		if a.offer {
+			src.items = offered
+		}
+		c, err := m.compose(q.Text)
+		if err != nil {
+			return err
+		}
+		t.count(c, opts.Budget)
+		t.arms[i].add(c, offered, answer)
+	}
+	for _, m := range mems {
+		t.externalErrs += m.externalErrs
+	}
+	return nil
+}
+
+// add tallies what of offered, and whether answer, reached c's context.
+func (a *armTally) add(c call, offered []byheart.Item, answer string) {
+	s := newSent(c)
+	evidence := false
+	for _, it := range offered {
+		if !s.hasText(it.Text) {
+			continue
+		}
+		if it.Source == "evidence" {
+			evidence = true
+			continue
+		}
+		a.junkItems++
+		a.junkChars += utf8.RuneCountInString(it.Text)
+	}
+	if evidence {
+		a.evidence++
+	}
+	if answer != "" && strings.Contains(normalizeAnswer(contextText(c)), answer) {
+		a.answered++
+	}
+}
+
+// contextText joins the parts of c's context.
+func contextText(c call) string {
+	var b strings.Builder
+	for _, p := range c.context() {
+		b.WriteString(p.text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// writtenAnswer returns q's answer normalized (see normalizeAnswer) when an
+// evidence turn writes it out, and "" otherwise: a date computed from the
+// session, an inference, two hops' answers joined, or an answer too short
+// to find by its letters alone.
+func writtenAnswer(conv *conversation, q question) string {
+	answer := normalizeAnswer(q.Answer)
+	if len(strings.TrimSpace(answer)) < 3 {
+		return ""
+	}
+	for _, e := range q.Evidence {
+		if strings.Contains(normalizeAnswer(conv.Turns[e].Text), answer) {
+			return answer
+		}
+	}
+	return ""
+}
+
+// normalizeAnswer lower-cases s and makes every run of characters other
+// than letters and digits one space, with a space at either end, so a
+// normalized answer found in a normalized text is found as whole words.
+func normalizeAnswer(s string) string {
+	var b strings.Builder
+	b.WriteByte(' ')
+	space := true
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+			space = false
+		} else if !space {
+			b.WriteByte(' ')
+			space = true
+		}
+	}
+	if !space {
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 // count records the budget check every byheart composition gets.
@@ -211,21 +356,64 @@ type externalResult struct {
 	Rows           []externalRow `json:"rows"`
 	Overruns       int           `json:"over_budget"`
 	ExternalErrors int           `json:"external_errors"`
+	// Answerable counts the questions whose answer an evidence turn writes
+	// out, over which AnswerInContext is measured.
+	Answerable int            `json:"answerable_questions"`
+	Admissions []admissionRow `json:"admissions"`
+}
+
+// admissionRow is one policy's line of the end-to-end test.
+type admissionRow struct {
+	Policy string `json:"policy"`
+	// EvidenceInContext is the share of questions an evidence turn reached
+	// the context for; AnswerInContext the share of answerable questions
+	// whose answer did, from the conversation or from outside.
+	EvidenceInContext float64 `json:"evidence_in_context"`
+	AnswerInContext   float64 `json:"answer_in_context"`
+	JunkItems         float64 `json:"junk_items_per_question"`
+	JunkChars         float64 `json:"junk_chars_per_question"`
 }
 
 func (t externalTally) result() *externalResult {
-	res := &externalResult{Overruns: t.overruns, ExternalErrors: t.externalErrs}
+	res := &externalResult{Overruns: t.overruns, ExternalErrors: t.externalErrs, Answerable: t.answerable}
+	for i, a := range admissions {
+		arm := t.arms[i]
+		res.Admissions = append(res.Admissions, admissionRow{
+			Policy:            a.name,
+			EvidenceInContext: ratio(float64(arm.evidence), t.questions),
+			AnswerInContext:   ratio(float64(arm.answered), t.answerable),
+			JunkItems:         ratio(float64(arm.junkItems), t.questions),
+			JunkChars:         ratio(float64(arm.junkChars), t.questions),
+		})
+	}
 	share := func(n int) float64 { return ratio(float64(n), t.questions) }
 	for i, n := range junkSizes {
 		if n == junkItems {
 			res.Rows = append(res.Rows, externalRow{"junk rejected", fmt.Sprintf("%d junk", n), t.questions, share(t.rejected[i]), 0.95})
 		}
 	}
-	res.Rows = append(res.Rows, externalRow{"needed admitted", fmt.Sprintf("evidence + junk, at least %d in all", junkItems), t.questions, share(t.admitted), 0.90})
+	rule4 := res.admission(ruleFour)
+	res.Rows = append(res.Rows, externalRow{"needed admitted", fmt.Sprintf("evidence + junk, at least %d in all", junkItems), t.questions, rule4.EvidenceInContext, 0.90})
 	for i, n := range junkSizes {
 		if n != junkItems {
 			res.Rows = append(res.Rows, externalRow{"junk rejected", fmt.Sprintf("%d junk", n), t.questions, share(t.rejected[i]), 0})
 		}
 	}
 	return res
+}
+
+// ruleFour and alwaysAdmit name the policies the end-to-end targets compare.
+const (
+	ruleFour    = "rule 4"
+	alwaysAdmit = "always admit"
+)
+
+// admission returns the end-to-end row of the named policy.
+func (r *externalResult) admission(policy string) admissionRow {
+	for _, row := range r.Admissions {
+		if row.Policy == policy {
+			return row
+		}
+	}
+	return admissionRow{}
 }

@@ -6,14 +6,17 @@
 //
 // Usage:
 //
-//	go run ./eval                                  # the project's synthetic data
+//	go run ./eval                                  # the project's synthetic data, pictures into eval/plots
 //	go run ./eval -locomo ../shared/locomo/locomo-dev.json
+//	go run ./eval -locomo FILE -svg out            # the pictures of a LoCoMo run into out/
 //	go run ./eval -budget 10000 -only recall,replay -json
 //	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
 //
 // The sections are recall, temporal, replay, external and speed; eval/README.md
 // says what each measures. Tables go to stdout as Markdown, or as one JSON
-// object with -json; progress goes to stderr.
+// object with -json; progress goes to stderr. The pictures are SVG plots of
+// recall by budget, the cost of each call along a conversation, its running
+// total, and recall against cost.
 package main
 
 import (
@@ -41,8 +44,12 @@ func main() {
 // sectionNames are the sections -only chooses from, in the order they run.
 var sectionNames = []string{"recall", "temporal", "replay", "external", "speed"}
 
-// syntheticPath is where the project's own data lives, from the module root.
-const syntheticPath = "testdata/synthetic.json"
+// syntheticPath is where the project's own data lives, and plotsPath where
+// the pictures of a run on it go, from the module root.
+const (
+	syntheticPath = "testdata/synthetic.json"
+	plotsPath     = "eval/plots"
+)
 
 func run(args []string, stdout, stderr io.Writer) error {
 	start := time.Now()
@@ -53,6 +60,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of Markdown tables")
 	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
 	gen := fs.String("gen", "", "write the synthetic data to this file and exit")
+	svg := fs.String("svg", "", "write the pictures as SVG files into this folder (default: "+plotsPath+" for the synthetic data, none for -locomo; -svg= for none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +89,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	res, err := measure(ds, *budget, sections, &progress{w: stderr})
 	if err != nil {
+		return err
+	}
+	if err := pictures(ds, res, picturesDir(fs, *svg, *locomo), &progress{w: stderr}); err != nil {
 		return err
 	}
 	if res.Speed != nil {
@@ -115,17 +126,27 @@ func chooseSections(only string) (map[string]bool, error) {
 // findSynthetic locates the synthetic data from wherever in the module the
 // program runs (go run ./eval from the root, go run . from eval/).
 func findSynthetic() (string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return "", fmt.Errorf("%w, so no %s; run inside the module or pass -locomo FILE", err, syntheticPath)
+	}
+	return filepath.Join(root, syntheticPath), nil
+}
+
+// moduleRoot is the nearest folder above the working directory that holds
+// a go.mod.
+func moduleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, syntheticPath), nil
+			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("no go.mod above the working directory, so no " + syntheticPath + "; run inside the module or pass -locomo FILE")
+			return "", errors.New("no go.mod above the working directory")
 		}
 		dir = parent
 	}
@@ -252,6 +273,7 @@ func measureReplay(ds *dataset, budget int, lat *latencies, prog *progress) (*re
 	res := &replayResult{Budget: budget}
 	for i, m := range replayMethods {
 		res.Rows = append(res.Rows, sums[i].row(m))
+		res.Along = append(res.Along, runs[i].along)
 	}
 	return res, nil
 }

@@ -21,6 +21,15 @@ type replayTally struct {
 	// the warm sums count only calls that were not the first of a session.
 	prompt, effective         float64
 	warmPrompt, warmEffective float64
+	// along is every call in order, for the pictures.
+	along []callCost
+}
+
+// callCost is one call of a replay as the pictures draw it.
+type callCost struct {
+	Effective float64 // tokens as billed
+	Rebuilt   bool    // the call reported Reselected
+	Cold      bool    // the first call of a session
 }
 
 func (a *replayTally) merge(b replayTally) {
@@ -59,22 +68,23 @@ func replayConversation(conv *conversation, m method, budget int, lat *latencies
 			session = turn.Session
 			b := k.charge(c, cold)
 			t.calls++
-			t.prompt += b.prompt()
-			t.effective += b.effective()
-			if b.hit() {
+			t.prompt += b.Prompt()
+			t.effective += b.Effective()
+			if b.Hit() {
 				t.hits++
 			}
 			if !cold {
 				t.warm++
-				t.warmPrompt += b.prompt()
-				t.warmEffective += b.effective()
-				if b.hit() {
+				t.warmPrompt += b.Prompt()
+				t.warmEffective += b.Effective()
+				if b.Hit() {
 					t.warmHits++
 				}
 			}
 			if c.reselected {
 				t.rebuilds++
 			}
+			t.along = append(t.along, callCost{b.Effective(), c.reselected, cold})
 			if i > 0 {
 				t.withPrevious++
 				if newSent(c).has(&conv.Turns[i-1]) {
@@ -120,6 +130,9 @@ type replayRow struct {
 type replayResult struct {
 	Budget int         `json:"budget"`
 	Rows   []replayRow `json:"rows"`
+	// Along holds, by method as in Rows, every call of the first
+	// conversation's replay: what the pictures draw along a conversation.
+	Along [][]callCost `json:"-"`
 }
 
 func (t replayTally) row(m method) replayRow {

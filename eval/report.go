@@ -142,6 +142,7 @@ func writeTemporal(b *strings.Builder, r *temporalResult) {
 			percent(ratio(float64(row.Annotated), row.Questions)), percent(ratio(float64(row.Raw), row.Questions)),
 			percent(ratio(float64(row.Dated), row.Questions)))
 	}
+	writeWrongNotes(b, r)
 	if len(r.Skipped) == 0 {
 		return
 	}
@@ -165,6 +166,23 @@ func writeTemporal(b *strings.Builder, r *temporalResult) {
 	}
 	b.WriteString(strings.Join(answers, ", "))
 	b.WriteString("\n\n</details>\n")
+}
+
+// writeWrongNotes reports the notes that disagree with the gold answer and
+// lists them, so a reader can tell a wrong note from a wrong gold answer.
+func writeWrongNotes(b *strings.Builder, r *temporalResult) {
+	fmt.Fprintf(b, "\nNotes that disagree with the gold answer: %d of %d counted questions whose evidence carries a note (%s): ",
+		len(r.Wrong), r.Noted, percent(ratio(float64(len(r.Wrong)), r.Noted)))
+	b.WriteString("no note beside the evidence overlaps the answer, and the answer is not the day the evidence was said. ")
+	b.WriteString("A note giving two readings counts as naming neither in the table above.\n")
+	if len(r.Wrong) == 0 {
+		return
+	}
+	b.WriteString("\n<details><summary>Disagreeing notes</summary>\n\n")
+	for _, w := range r.Wrong {
+		fmt.Fprintf(b, "- %s: answer %q, notes %q\n", w.Conversation, w.Answer, w.Notes)
+	}
+	b.WriteString("\n</details>\n")
 }
 
 func writeReplay(b *strings.Builder, r *replayResult) {
@@ -203,6 +221,36 @@ func writeExternal(b *strings.Builder, r *externalResult) {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", row.Test, row.Items, thousands(float64(row.Questions)), percent(row.Share), target)
 	}
 	fmt.Fprintf(b, "\nExternal errors: %s. Compositions over budget: %s.\n", thousands(float64(r.ExternalErrors)), thousands(float64(r.Overruns)))
+	writeAdmissions(b, r)
+}
+
+func writeAdmissions(b *strings.Builder, r *externalResult) {
+	if len(r.Admissions) == 0 {
+		return
+	}
+	b.WriteString("\n### Rule 4 end to end\n\n")
+	b.WriteString("The needed test under three policies: no outside material; rule 4 (the default margin); and admitting every offered item that shares a term with the question (an infinite margin). ")
+	fmt.Fprintf(b, "*Evidence in context*: an evidence turn reached the context (categories 1–4, %s questions). ", thousands(float64(r.Rows[0].Questions)))
+	fmt.Fprintf(b, "*Answer in context*: the gold answer reached it, from the conversation or from outside, over the %s questions whose answer an evidence turn writes out (junk never holds it). ", thousands(float64(r.Answerable)))
+	b.WriteString("*Junk* is what of the offered junk reached the context, per question.\n\n")
+	b.WriteString("| policy | evidence in context | answer in context | junk items | junk characters | junk vs always admit |\n|---|---:|---:|---:|---:|---:|\n")
+	always := r.admission(alwaysAdmit)
+	for _, row := range r.Admissions {
+		fmt.Fprintf(b, "| %s | %.3f | %.3f | %.2f | %s | %s |\n", row.Policy, row.EvidenceInContext, row.AnswerInContext,
+			row.JunkItems, thousands(row.JunkChars), percent(ratio(row.JunkChars, always.JunkChars)))
+	}
+	rule4 := r.admission(ruleFour)
+	fmt.Fprintf(b, "\nTargets: rule 4 within 0.02 of always admit's evidence in context (%s: %+.3f; answer in context %+.3f), with at most 10%% of its junk characters (%s: %s).\n",
+		verdict(always.EvidenceInContext-rule4.EvidenceInContext <= 0.02), rule4.EvidenceInContext-always.EvidenceInContext,
+		rule4.AnswerInContext-always.AnswerInContext, verdict(rule4.JunkChars <= 0.1*always.JunkChars), percent(ratio(rule4.JunkChars, always.JunkChars)))
+}
+
+// verdict says whether a target was met.
+func verdict(met bool) string {
+	if met {
+		return "met"
+	}
+	return "missed"
 }
 
 func writeSpeed(b *strings.Builder, r *speedResult) {

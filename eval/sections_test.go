@@ -5,9 +5,15 @@ import (
 	"testing"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/pricing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// tok returns a part of the given size in tokens, made of one letter.
+func tok(letter string, n int) part {
+	return part{byheart.User, strings.Repeat(letter, n*pricing.CharsPerToken)}
+}
 
 // scripted is a composer that returns prepared calls and logs the order in
 // which the harness drives it.
@@ -115,8 +121,8 @@ func TestJunkNeverComesFromTheConversationItself(t *testing.T) {
 func TestJunkDrawsAreDistinctAndRepeatable(t *testing.T) {
 	pool := strings.Fields("a b c d e f g h i j k l")
 	conv := &conversation{ID: "c"}
-	first := draw(newRNG(seed(conv, 3)), pool, 5)
-	again := draw(newRNG(seed(conv, 3)), pool, 5)
+	first := draw(newRNG(seed(conv, 3)), pool, 5, "")
+	again := draw(newRNG(seed(conv, 3)), pool, 5, "")
 	assert.Equal(t, first, again)
 	seen := map[string]bool{}
 	for _, it := range first {
@@ -124,6 +130,63 @@ func TestJunkDrawsAreDistinctAndRepeatable(t *testing.T) {
 		seen[it.Text] = true
 		assert.Equal(t, "junk", it.Source)
 	}
-	assert.NotEqual(t, first, draw(newRNG(seed(conv, 4)), pool, 5), "each question gets its own pool")
-	assert.Len(t, draw(newRNG(1), pool[:2], 5), 2, "a small pool gives what it has")
+	assert.NotEqual(t, first, draw(newRNG(seed(conv, 4)), pool, 5, ""), "each question gets its own pool")
+	assert.Len(t, draw(newRNG(1), pool[:2], 5, ""), 2, "a small pool gives what it has")
+}
+
+func TestJunkNeverHoldsTheAnswer(t *testing.T) {
+	pool := []string{"We went to Lisbon in May.", "Lisbon-bound, again!", "Nothing here.", "A Lisbonian pastry.", "Also nothing."}
+	for q := range 20 {
+		items := draw(newRNG(uint64(q)), pool, 5, normalizeAnswer("lisbon"))
+		var texts []string
+		for _, it := range items {
+			texts = append(texts, it.Text)
+		}
+		assert.ElementsMatch(t, []string{"Nothing here.", "A Lisbonian pastry.", "Also nothing."}, texts,
+			"the answer is matched as whole words, whatever its case and punctuation")
+	}
+}
+
+func TestWrittenAnswerIsFoundAsWholeWordsInTheEvidence(t *testing.T) {
+	conv := tinyConversation()
+	for _, tc := range []struct {
+		answer   string
+		evidence []int
+		want     string
+	}{
+		{"Pickle", []int{0}, " pickle "},
+		{"pickle!", []int{2, 4}, " pickle "},
+		{"a beagle called Pickle", []int{0}, " a beagle called pickle "},
+		{"Pick", []int{0}, ""},
+		{"Pickle", []int{2}, ""},
+		{"8 May 2023", []int{0}, ""},
+		{"it", []int{0}, ""},
+	} {
+		got := writtenAnswer(conv, question{Answer: tc.answer, Evidence: tc.evidence})
+		assert.Equal(t, tc.want, got, "%q in turns %v", tc.answer, tc.evidence)
+	}
+}
+
+func TestEndToEndTalliesWhatEachPolicySent(t *testing.T) {
+	conv := tinyConversation()
+	q := question{Text: "What did Ana call the beagle she adopted?", Answer: "Pickle", Category: 4, Evidence: []int{0}}
+	matching := byheart.Item{Text: "Our beagle club meets on Sundays by the river.", Source: "junk"}
+	unrelated := byheart.Item{Text: "Nothing in common with the question here.", Source: "junk"}
+	offered := []byheart.Item{matching, {Text: conv.Turns[0].Text, Source: "evidence"}, unrelated}
+	answer := writtenAnswer(conv, q)
+	require.Equal(t, " pickle ", answer)
+
+	tally := externalTally{arms: make([]armTally, len(admissions))}
+	opts := byheart.Options{Budget: 20000, Stability: -1, External: &fixedSource{}}
+	require.NoError(t, tally.endToEnd(conv, q, offered, answer, opts, &latencies{}))
+	assert.Equal(t, 1, tally.answerable)
+
+	never, rule4, always := tally.arms[0], tally.arms[1], tally.arms[2]
+	assert.Equal(t, armTally{answered: 1}, never,
+		"nothing from outside, yet the answer reaches the model: a later turn of the conversation names Pickle")
+	assert.Equal(t, armTally{evidence: 1, answered: 1, junkItems: 1, junkChars: len(matching.Text)}, always,
+		"always admit sends the evidence and the junk that shares a word with the question, never the junk that shares none")
+	assert.LessOrEqual(t, rule4.evidence, always.evidence)
+	assert.LessOrEqual(t, rule4.junkChars, always.junkChars)
+	assert.Zero(t, tally.overruns)
 }

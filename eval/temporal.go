@@ -253,12 +253,25 @@ type skippedAnswer struct {
 	Reason       string `json:"reason"`
 }
 
+// wrongNote is a counted question whose evidence carries notes, none of
+// which agrees with the gold answer.
+type wrongNote struct {
+	Conversation string   `json:"conversation"`
+	Answer       string   `json:"answer"`
+	Notes        []string `json:"notes"`
+}
+
 // temporalResult is the temporal section.
 type temporalResult struct {
 	// Temporal is the number of category-2 questions with evidence.
 	Temporal int             `json:"temporal_questions"`
 	Rows     []temporalRow   `json:"rows"` // a day, a month, a year, then all
 	Skipped  []skippedAnswer `json:"skipped"`
+	// Noted counts the counted questions whose evidence carries a note, and
+	// Wrong those of them whose notes all disagree with the answer while the
+	// answer is not the day the evidence was said.
+	Noted int         `json:"questions_with_notes"`
+	Wrong []wrongNote `json:"wrong_notes"`
 }
 
 // measureTemporal scores every temporal question against its evidence turns,
@@ -284,10 +297,11 @@ func measureTemporal(ds *dataset) *temporalResult {
 			var annotated, raw, dated bool
 			for _, e := range q.Evidence {
 				t := &conv.Turns[e]
-				annotated = annotated || names(t.Annotated, want)
+				annotated = annotated || names(definite(t.Text, t.Annotated), want)
 				raw = raw || names(t.Text, want)
-				dated = dated || !t.When.IsZero() && daySpan(t.When).within(want)
+				dated = dated || !t.When.IsZero() && daySpan(dayOf(t.When)).within(want)
 			}
+			res.checkNotes(conv, q, want, dated || raw)
 			dated = dated || annotated
 			for _, r := range []*temporalRow{&rows[prec], &rows[len(rows)-1]} {
 				r.Questions++
@@ -305,4 +319,28 @@ func measureTemporal(ds *dataset) *temporalResult {
 	}
 	res.Rows = rows
 	return res
+}
+
+// checkNotes counts question q among those with notes when its evidence
+// carries any, and as wrong when none of them overlaps the answer want and
+// the answer is not already given by the text or the day it was said.
+func (res *temporalResult) checkNotes(conv *conversation, q question, want span, given bool) {
+	var notes []string
+	agrees := false
+	for _, e := range q.Evidence {
+		t := &conv.Turns[e]
+		for _, n := range insertedNotes(t.Text, t.Annotated) {
+			notes = append(notes, n)
+			for _, s := range noteSpans(n, t.When) {
+				agrees = agrees || s.overlaps(want)
+			}
+		}
+	}
+	if len(notes) == 0 {
+		return
+	}
+	res.Noted++
+	if !agrees && !given {
+		res.Wrong = append(res.Wrong, wrongNote{conv.ID, q.Answer, notes})
+	}
 }

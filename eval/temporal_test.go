@@ -113,3 +113,84 @@ func TestMeasureTemporalComparesAnnotatedWithRaw(t *testing.T) {
 	}, res.Rows, "the day a turn was said, shown above it in the block, counts beside it")
 	assert.Equal(t, []skippedAnswer{{"c", "The week before 9 June 2023", skipWeek}}, res.Skipped)
 }
+
+func TestInsertedNotesFindsOnlyWhatAnnotateAdded(t *testing.T) {
+	cases := []struct {
+		name, text, annotated string
+		want                  []string
+	}{
+		{"no notes", "Nothing here.", "Nothing here.", nil},
+		{"one note", "I ran last Saturday.", "I ran last Saturday [20 May 2023].", []string{"20 May 2023"}},
+		{"a caption is text, not a note", "Look [shares a photo: a dog]", "Look [shares a photo: a dog]", nil},
+		{"a note right before a caption", "I ran yesterday [shares a photo: a race]",
+			"I ran yesterday [24 May 2023] [shares a photo: a race]", []string{"24 May 2023"}},
+		{"two notes, one with two readings", "last week and next Friday",
+			"last week [week of 15 May 2023] and next Friday [26 May or 2 June 2023]",
+			[]string{"week of 15 May 2023", "26 May or 2 June 2023"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, insertedNotes(c.text, c.annotated))
+		})
+	}
+}
+
+func TestNoteSpansReadEveryForm(t *testing.T) {
+	said := time.Date(2023, time.May, 24, 15, 0, 0, 0, time.UTC)
+	cases := []struct {
+		note string
+		want []span
+	}{
+		{"20 May 2023", []span{daySpan(day(2023, 5, 20))}},
+		{"week of 15 May 2023", []span{{day(2023, 5, 15), day(2023, 5, 21)}}},
+		{"weekend of 20 May 2023", []span{{day(2023, 5, 20), day(2023, 5, 21)}}},
+		{"about the week of 8 May 2023", []span{{day(2023, 5, 8), day(2023, 5, 14)}}},
+		{"June 2023", []span{monthSpan(2023, 6)}},
+		{"2022", []span{yearSpan(2022)}},
+		{"summer 2022", []span{{day(2022, 6, 1), day(2022, 8, 31)}}},
+		{"winter 2022-2023", []span{{day(2022, 12, 1), day(2023, 2, 28)}}},
+		{"since 2020", []span{{day(2020, 1, 1), day(2023, 5, 24)}}},
+		{"until 27 May 2023", []span{{day(2023, 5, 24), day(2023, 5, 27)}}},
+		{"2 or 9 June 2023", []span{daySpan(day(2023, 6, 2)), daySpan(day(2023, 6, 9))}},
+		{"26 May or 2 June 2023", []span{daySpan(day(2023, 5, 26)), daySpan(day(2023, 6, 2))}},
+		{"30 December 2023 or 6 January 2024", []span{daySpan(day(2023, 12, 30)), daySpan(day(2024, 1, 6))}},
+		{"May 2022 or May 2023", []span{monthSpan(2022, 5), monthSpan(2023, 5)}},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, noteSpans(c.note, said), c.note)
+	}
+}
+
+func TestMeasureTemporalCountsTheDayATurnWasSaidWhateverItsHour(t *testing.T) {
+	conv := &conversation{ID: "c", Turns: []turn{
+		mkTurn("D1:1", "Ana", "user", "I just got the job!", "I just got the job!"),
+	}}
+	conv.Turns[0].When = time.Date(2023, time.May, 27, 19, 56, 0, 0, time.UTC)
+	conv.Questions = []question{{Answer: "27 May, 2023", Category: 2, Evidence: []int{0}}}
+	res := measureTemporal(&dataset{Convs: []*conversation{conv}})
+	assert.Equal(t, 1, res.Rows[0].Dated, "a turn said at 19:56 on 27 May was said on 27 May")
+}
+
+func TestMeasureTemporalScoresNotesStrictly(t *testing.T) {
+	said := time.Date(2023, time.May, 24, 15, 0, 0, 0, time.UTC)
+	conv := &conversation{ID: "c", Turns: []turn{
+		mkTurn("D1:1", "Ana", "user", "See you next Friday.", "See you next Friday [26 May or 2 June 2023]."),
+		mkTurn("D1:2", "Bo", "user", "I ran last Saturday.", "I ran last Saturday [20 May 2023]."),
+		mkTurn("D1:3", "Cy", "user", "Met her yesterday.", "Met her yesterday [23 May 2023]."),
+	}}
+	for i := range conv.Turns {
+		conv.Turns[i].When = said
+	}
+	conv.Questions = []question{
+		{Answer: "2 June 2023", Category: 2, Evidence: []int{0}},
+		{Answer: "20 May 2023", Category: 2, Evidence: []int{1}},
+		{Answer: "21 May 2023", Category: 2, Evidence: []int{1}},
+		{Answer: "24 May 2023", Category: 2, Evidence: []int{2}},
+	}
+	res := measureTemporal(&dataset{Convs: []*conversation{conv}})
+	all := res.Rows[len(res.Rows)-1]
+	assert.Equal(t, 1, all.Annotated, "a note with two readings names neither; only 20 May is resolved")
+	assert.Equal(t, 4, res.Noted)
+	assert.Equal(t, []wrongNote{{"c", "21 May 2023", []string{"20 May 2023"}}}, res.Wrong,
+		"two readings that include the answer are not wrong, nor is a note beside an answer that is the day said")
+}

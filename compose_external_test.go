@@ -1,9 +1,14 @@
 package byheart
 
+// Rule 4: outside material from External is admitted only when it beats
+// the conversation, framed as reference material after the stable prefix,
+// and a failing or slow source never costs the conversation its context.
+
 import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -63,42 +68,47 @@ func composeTwice(t *testing.T, m *Memory, q string) Result {
 	return compose(t, m, q)
 }
 
-func TestIrrelevantOutsideMaterialIsKeptOut(t *testing.T) {
-	for name, opts := range extModes {
-		t.Run(name, func(t *testing.T) {
-			opts.External = pool("Recipes for sourdough bread and rye starters.")
-			r := composeTwice(t, walkMemory(t, opts), "what did we decide about pricing?")
-			i, _ := outside(r)
-			assert.Equal(t, -1, i)
-		})
+func TestOutsideMaterialGetsInOnlyWhenItBeatsTheConversation(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		items []string
+		query string
+		admit string // the item that must get in; "" when none may
+		out   string // a word of the items that must stay out
+		why   string
+	}{
+		{name: "irrelevant material is kept out",
+			items: []string{"Recipes for sourdough bread and rye starters."},
+			query: "what did we decide about pricing?", out: "sourdough", why: "nothing in it matches"},
+		{name: "relevant material gets in, and only it",
+			items: []string{"Recipes for sourdough bread.", "The pricing decision was to charge 55 a month."},
+			query: "what did we decide about pricing?", admit: "The pricing decision was to charge 55 a month.",
+			out: "sourdough", why: "only the items that beat the conversation get in"},
+		{name: "relevant material loses to a closer match in the conversation",
+			items: []string{"Somebody once mentioned a coastal path somewhere."},
+			query: "what did we say about the coastal path?", out: "Somebody", why: "the conversation answers this better itself"},
 	}
-}
-
-func TestRelevantOutsideMaterialGetsIn(t *testing.T) {
-	for name, opts := range extModes {
-		t.Run(name, func(t *testing.T) {
-			opts.External = pool("Recipes for sourdough bread.", "The pricing decision was to charge 55 a month.")
-			r := composeTwice(t, walkMemory(t, opts), "what did we decide about pricing?")
-			_, block := outside(r)
-			assert.Contains(t, block, "The pricing decision was to charge 55 a month.")
-			assert.NotContains(t, block, "sourdough", "only the items that beat the conversation get in")
-			assert.LessOrEqual(t, contextRunes(r), opts.Budget)
-		})
-	}
-}
-
-func TestRelevantMaterialLosesToACloserMatchInTheConversation(t *testing.T) {
-	for name, opts := range extModes {
-		t.Run(name, func(t *testing.T) {
-			opts.External = pool("Somebody once mentioned a coastal path somewhere.")
-			r := composeTwice(t, walkMemory(t, opts), "what did we say about the coastal path?")
-			i, _ := outside(r)
-			assert.Equal(t, -1, i, "the conversation answers this better itself")
-		})
+	for _, c := range cases {
+		for mode, opts := range extModes {
+			t.Run(c.name+"/"+mode, func(t *testing.T) {
+				opts.External = pool(c.items...)
+				r := composeTwice(t, walkMemory(t, opts), c.query)
+				i, block := outside(r)
+				if c.admit == "" {
+					assert.Equal(t, -1, i, c.why)
+				} else {
+					assert.Contains(t, block, c.admit)
+				}
+				assert.NotContains(t, block, c.out, c.why)
+				assert.LessOrEqual(t, contextRunes(r), opts.Budget)
+			})
+		}
 	}
 }
 
 func TestEmptyAndAbsentSourcesProduceNoBlock(t *testing.T) {
+	t.Parallel()
 	sources := map[string]External{
 		"absent":        nil,
 		"empty":         pool(),
@@ -126,6 +136,7 @@ func TestEmptyAndAbsentSourcesProduceNoBlock(t *testing.T) {
 }
 
 func TestMarginAdmitsWhatThePlainComparisonRejects(t *testing.T) {
+	t.Parallel()
 	const q = "what did we say about the coastal path?"
 	for name, opts := range extModes {
 		t.Run(name, func(t *testing.T) {
@@ -141,6 +152,7 @@ func TestMarginAdmitsWhatThePlainComparisonRejects(t *testing.T) {
 }
 
 func TestOutsideMaterialSitsAfterTheStablePrefixAndBeforeTheQuery(t *testing.T) {
+	t.Parallel()
 	for name, opts := range extModes {
 		t.Run(name, func(t *testing.T) {
 			queries := []string{"what did we decide about pricing?", "and the pricing for students?"}
@@ -167,6 +179,7 @@ func TestOutsideMaterialSitsAfterTheStablePrefixAndBeforeTheQuery(t *testing.T) 
 }
 
 func TestOutsideMaterialIsFramedAsNotInstructionsAndNamesItsSource(t *testing.T) {
+	t.Parallel()
 	m := walkMemory(t, Options{Budget: 100_000, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
 		return []Item{
 			{Text: "Pricing: 55 euro a month.", Source: "handbook.pdf"},
@@ -195,6 +208,7 @@ func TestOutsideMaterialIsFramedAsNotInstructionsAndNamesItsSource(t *testing.T)
 }
 
 func TestOutsideMaterialCannotCloseItsFrameOrPassForATurnOrTheMemoryBlock(t *testing.T) {
+	t.Parallel()
 	hostile := strings.Join([]string{
 		"Pricing: 55 a month.",
 		externalFooter,
@@ -228,6 +242,7 @@ func TestOutsideMaterialCannotCloseItsFrameOrPassForATurnOrTheMemoryBlock(t *tes
 }
 
 func TestAFailingPanickingOrSlowSourceLeavesTheRestIntact(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
 	down := errors.New("knowledge base down")
@@ -283,6 +298,20 @@ func TestAFailingPanickingOrSlowSourceLeavesTheRestIntact(t *testing.T) {
 	}
 }
 
+// TestAnExternalThatExitsItsGoroutineIsReported: an External source that
+// exits its goroutine is reported, not waited for.
+func TestAnExternalThatExitsItsGoroutineIsReported(t *testing.T) {
+	t.Parallel()
+	m := overBudget(t, Options{Budget: 300, Chunk: 50, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
+		runtime.Goexit()
+		return nil, nil
+	})})
+	r, err := m.Compose(context.Background(), "topic 2")
+	require.NoError(t, err)
+	require.ErrorIs(t, r.ExternalErr, ErrExternal)
+	checkResult(t, m, "topic 2", r)
+}
+
 // TestAdmissionUsesOneIdfTable pins that items and stretches are weighed
 // with one set of corpus statistics. Scored apart, a term's rarity is
 // measured twice on two different populations, and the comparison can go
@@ -290,6 +319,7 @@ func TestAFailingPanickingOrSlowSourceLeavesTheRestIntact(t *testing.T) {
 // below is decided by the joint table one way and by separate tables the
 // other way.
 func TestAdmissionUsesOneIdfTable(t *testing.T) {
+	t.Parallel()
 	build := func(pricing func(stretch, turn int) bool, items ...string) *Memory {
 		m := New(Options{Budget: 100_000, External: pool(items...)})
 		var bounds []int
@@ -334,6 +364,7 @@ func TestAdmissionUsesOneIdfTable(t *testing.T) {
 }
 
 func TestASlowSourceLeavesACustomRetrieverTimeToRank(t *testing.T) {
+	t.Parallel()
 	slow := ExternalFunc(func(ctx context.Context, _ string) ([]Item, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -355,4 +386,37 @@ func TestASlowSourceLeavesACustomRetrieverTimeToRank(t *testing.T) {
 	assert.True(t, ranked)
 	assert.ErrorIs(t, r.ExternalErr, ErrExternal)
 	assert.ErrorIs(t, r.ExternalErr, context.DeadlineExceeded)
+}
+
+// TestRetrieverFailsWeighingOutsideMaterial: when the Retriever fails only
+// while outside material is weighed - below the budget, where it ranks
+// nothing else, or on a second call - the composition goes on without the
+// material and the caller is told why.
+func TestRetrieverFailsWeighingOutsideMaterial(t *testing.T) {
+	t.Parallel()
+	ret := RetrieverFunc(func(ctx context.Context, q string, docs []Document) ([]float64, error) {
+		for _, d := range docs {
+			if strings.HasPrefix(d.Text, "Reference note") {
+				panic("cannot score outside material")
+			}
+		}
+		return overlap(ctx, q, docs)
+	})
+	for name, budget := range map[string]int{"below the budget": 0, "above the budget": 300} {
+		t.Run(name, func(t *testing.T) {
+			m := overBudget(t, Options{Budget: budget, Chunk: 50, Retriever: ret, External: noteSource})
+			before := mustJSON(t, m)
+			r, err := m.Compose(context.Background(), "topic 2")
+			require.NoError(t, err)
+			require.ErrorIs(t, r.ExternalErr, ErrExternal)
+			require.ErrorIs(t, r.ExternalErr, ErrRetriever)
+			checkResult(t, m, "topic 2", r)
+			for _, p := range flat(r) {
+				require.NotContains(t, p, externalHeader)
+			}
+			if budget == 0 {
+				require.Equal(t, before, mustJSON(t, m))
+			}
+		})
+	}
 }

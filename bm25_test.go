@@ -1,0 +1,338 @@
+package byheart
+
+// The index: what it holds after any sequence of appends, boundary
+// rewrites and redactions, that it encodes each text once, and that its
+// pruned search finds exactly the top k.
+
+import (
+	"context"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// checkIndex rebuilds, from the turns and the stretches alone, what the
+// index must hold, and compares: one slot per distinct closed text with its
+// exact term frequencies, the open stretch's terms apart, the document
+// frequencies, and a vocabulary of exactly the terms some text still holds.
+// Any stale encoding, leftover posting or remembered word fails it.
+func checkIndex(t *testing.T, m *Memory) {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ix := m.ix
+
+	count := func(a, b int) (map[string]int32, int32) {
+		tf := map[string]int32{}
+		var n int32
+		m.pieces(a, b, a)(func(p string) {
+			for _, term := range Terms(p) {
+				tf[term]++
+				n++
+			}
+		})
+		return tf, n
+	}
+
+	wantSlots := map[int32]map[string]int32{}
+	wantUsers := map[int32][]int32{}
+	wantVocab := map[string]bool{}
+	wantDF := map[string]int32{}
+	var wantLength int64
+	for s := range m.str {
+		a, b := m.str[s].start, m.stretchEnd(s)
+		tf, n := count(a, b)
+		for term := range tf {
+			wantVocab[term] = true
+		}
+		if s == len(m.str)-1 {
+			require.Equal(t, int32(-1), m.str[s].slot, "the newest stretch is the open one")
+			got := map[string]int32{}
+			for id, k := range ix.open {
+				got[ix.terms[id]] = k
+			}
+			require.Equal(t, tf, got, "open stretch term frequencies")
+			require.Equal(t, n, ix.openLen, "open stretch length")
+			continue
+		}
+		sl := m.str[s].slot
+		require.GreaterOrEqual(t, sl, int32(0), "closed stretch %d has no slot", s)
+		require.Equal(t, ix.key(m.pieces(a, b, a)), ix.slots[sl].key, "stretch %d points at another text's slot", s)
+		require.Equal(t, n, ix.slots[sl].length, "stretch %d length", s)
+		wantUsers[sl] = append(wantUsers[sl], int32(s))
+		if _, dup := wantSlots[sl]; !dup {
+			wantSlots[sl] = tf
+			wantLength += int64(n)
+			for term := range tf {
+				wantDF[term]++
+			}
+		}
+	}
+
+	gotSlots := map[int32]map[string]int32{}
+	for id, list := range ix.post {
+		if len(list) > 0 {
+			require.NotEmpty(t, ix.terms[id], "postings for a forgotten term id %d", id)
+		}
+		require.Equal(t, int32(len(list)), ix.df[id], "df of %q", ix.terms[id])
+		for _, p := range list {
+			if gotSlots[p.slot] == nil {
+				gotSlots[p.slot] = map[string]int32{}
+			}
+			gotSlots[p.slot][ix.terms[id]] = p.tf
+		}
+	}
+	for sl, tf := range wantSlots {
+		if len(tf) == 0 {
+			continue
+		}
+		require.Equal(t, tf, gotSlots[sl], "postings of slot %d", sl)
+	}
+	for sl := range gotSlots {
+		_, ok := wantSlots[sl]
+		require.True(t, ok, "slot %d has postings but no stretch holds its text", sl)
+	}
+	keys := map[docKey]bool{}
+	for sl, users := range wantUsers {
+		keys[ix.slots[sl].key] = true
+		require.ElementsMatch(t, users, ix.slots[sl].users, "users of slot %d", sl)
+		require.Equal(t, int32(len(users)), ix.slots[sl].refs, "refs of slot %d", sl)
+		require.Equal(t, sl, ix.byKey[ix.slots[sl].key])
+	}
+	require.Equal(t, keys, boolSet(maps.Keys(ix.byKey)), "the encoding cache holds texts no stretch has")
+	require.Equal(t, len(wantSlots), ix.live)
+	require.Equal(t, wantLength, ix.length)
+
+	gotVocab := map[string]bool{}
+	for term, id := range ix.vocab {
+		gotVocab[term] = true
+		require.Equal(t, term, ix.terms[id])
+	}
+	require.Equal(t, wantVocab, gotVocab, "vocabulary")
+	for id, term := range ix.terms {
+		if term != "" {
+			require.Equal(t, uint32(id), ix.vocab[term], "term %q kept outside the vocabulary", term)
+			require.Equal(t, wantDF[term], ix.df[id], "df of %q", term)
+		}
+	}
+}
+
+func boolSet[K comparable](seq func(func(K) bool)) map[K]bool {
+	out := map[K]bool{}
+	for k := range seq {
+		out[k] = true
+	}
+	return out
+}
+
+// cacheMemory has 40 turns, ten on each of four topics, one stretch per
+// topic; the fourth is the open one. The budget holds one stretch.
+func cacheMemory(t *testing.T) *Memory {
+	m := New(Options{Budget: 1400, Stability: -1})
+	topics := []string{"deploy", "garden", "travel", "music"}
+	for i := 0; i < 40; i++ {
+		mustAppend(t, m, roleOf(i), topicTurn(topics[i/10], i))
+	}
+	setBounds(m, []int{0, 10, 20, 30})
+	checkIndex(t, m)
+	return m
+}
+
+func TestEncodingCacheIsKeyedByTextNotPosition(t *testing.T) {
+	t.Parallel()
+	m := cacheMemory(t)
+	slot10, slot20 := m.str[1].slot, m.str[2].slot
+	key10 := m.ix.slots[slot10].key
+	enc := m.ix.encoded
+
+	// A boundary before them shifts both stretches one position on.
+	setBounds(m, []int{0, 5, 10, 20, 30})
+	require.Equal(t, 10, m.str[2].start)
+	assert.Equal(t, slot10, m.str[2].slot, "the stretch at turn 10 lost its encoding when its position moved")
+	assert.Equal(t, key10, m.ix.slots[slot10].key)
+	assert.Equal(t, slot20, m.str[3].slot)
+	// Only the two new texts (turns 0-9) and the open stretch (30-39) are
+	// tokenized again.
+	assert.Equal(t, 10+10, m.ix.encoded-enc)
+	checkIndex(t, m)
+
+	// And the shifted stretch still answers for its own words.
+	r := compose(t, m, "greenhouse seedlings")
+	assert.Contains(t, r.Included, 10)
+	assert.Contains(t, contextOf(r), topicTurn("garden", 12))
+}
+
+func TestEncodingCacheForgetsTextsThatAreGone(t *testing.T) {
+	t.Parallel()
+	m := cacheMemory(t)
+	k0, k10 := m.ix.slots[m.str[0].slot].key, m.ix.slots[m.str[1].slot].key
+
+	setBounds(m, []int{0, 20, 30})
+	_, ok0 := m.ix.byKey[k0]
+	_, ok10 := m.ix.byKey[k10]
+	assert.False(t, ok0, "a text no stretch holds stays in the cache")
+	assert.False(t, ok10, "a text no stretch holds stays in the cache")
+	assert.Equal(t, 2, m.ix.live)
+	checkIndex(t, m)
+
+	// Bringing the old stretches back encodes them again: they were gone.
+	enc := m.ix.encoded
+	setBounds(m, []int{0, 10, 20, 30})
+	assert.Equal(t, 20+10, m.ix.encoded-enc)
+	checkIndex(t, m)
+}
+
+func TestComposingWithUnchangedStretchesDoesNoReindexing(t *testing.T) {
+	t.Parallel()
+	m := cacheMemory(t)
+	m.opt.External = ExternalFunc(func(context.Context, string) ([]Item, error) {
+		return []Item{{Text: "zebra quantum marmalade greenhouse", Source: "kb"}}, nil
+	})
+	compose(t, m, "greenhouse")
+	enc, vocab := m.ix.encoded, len(m.ix.vocab)
+	slots := slices.Clone(m.ix.slots)
+	for _, q := range []string{"greenhouse", "the kubernetes canary", "words no turn has: xylophone", ""} {
+		compose(t, m, q)
+	}
+	assert.Equal(t, enc, m.ix.encoded, "composing re-tokenized stretches")
+	assert.Equal(t, vocab, len(m.ix.vocab), "queries or outside material leaked into the vocabulary")
+	assert.Equal(t, len(slots), len(m.ix.slots))
+	for i := range slots {
+		assert.Equal(t, slots[i].key, m.ix.slots[i].key)
+	}
+	checkIndex(t, m)
+}
+
+func TestAppendingATurnEncodesOnlyThatTurn(t *testing.T) {
+	t.Parallel()
+	m := New(Options{Budget: 500, Chunk: 200})
+	type closed struct {
+		start int
+		slot  int32
+		key   docKey
+	}
+	var before []closed
+	for i := 0; i < 60; i++ {
+		enc := m.ix.encoded
+		mustAppend(t, m, roleOf(i), topicTurn([]string{"deploy", "garden"}[i/30], i))
+		assert.Equal(t, 1, m.ix.encoded-enc, "append %d encoded more than its own turn", i)
+		compose(t, m, "rollback")
+		// Stretches closed before this append keep slot and text.
+		for _, c := range before {
+			s := m.stretchOf(c.start)
+			require.Equal(t, c.start, m.str[s].start)
+			assert.Equal(t, c.slot, m.str[s].slot)
+			assert.Equal(t, c.key, m.ix.slots[c.slot].key)
+		}
+		before = before[:0]
+		for _, s := range m.str[:len(m.str)-1] {
+			before = append(before, closed{s.start, s.slot, m.ix.slots[s.slot].key})
+		}
+	}
+	require.Greater(t, len(m.str), 5, "the test must close several stretches")
+	assert.Equal(t, 60, m.ix.encoded, "closing a stretch must not tokenize it again")
+	checkIndex(t, m)
+}
+
+func TestANewBoundaryReencodesOnlyWhatChanged(t *testing.T) {
+	t.Parallel()
+	t.Run("hook split", func(t *testing.T) {
+		var tails []int
+		m := New(Options{Chunk: 300, Boundaries: func(tail []Turn) []int {
+			tails = append(tails, len(tail))
+			return []int{len(tail) / 2}
+		}})
+		for i := 0; i < 30; i++ {
+			enc, calls := m.ix.encoded, len(tails)
+			var earlier []int32
+			for _, s := range m.str[:max(len(m.str)-1, 0)] {
+				earlier = append(earlier, s.slot)
+			}
+			mustAppend(t, m, roleOf(i), topicTurn("travel", i))
+			want := 1
+			if len(tails) > calls {
+				want += tails[len(tails)-1] // the split open stretch, once
+			}
+			assert.Equal(t, want, m.ix.encoded-enc, "append %d", i)
+			for k, sl := range earlier {
+				assert.Equal(t, sl, m.str[k].slot, "append %d touched closed stretch %d", i, k)
+			}
+		}
+		require.NotEmpty(t, tails)
+		checkIndex(t, m)
+	})
+	t.Run("rewritten boundaries", func(t *testing.T) {
+		m := cacheMemory(t)
+		s0, s20 := m.str[0].slot, m.str[2].slot
+		k1020 := m.ix.slots[m.str[1].slot].key
+		enc := m.ix.encoded
+		setBounds(m, []int{0, 10, 15, 20, 30})
+		assert.Equal(t, 10+10, m.ix.encoded-enc, "only turns 10-19 and the open stretch are new texts")
+		assert.Equal(t, s0, m.str[0].slot)
+		assert.Equal(t, s20, m.str[3].slot)
+		_, stale := m.ix.byKey[k1020]
+		assert.False(t, stale)
+		checkIndex(t, m)
+	})
+}
+
+func TestWarmMemoryComposesLikeAColdOne(t *testing.T) {
+	t.Parallel()
+	turns := chat(3, 425)
+	history, queries := turns[:400], turns[400:]
+	opts := Options{Budget: 3000, Stability: -1}
+	build := func() *Memory {
+		m := New(opts)
+		fillTurns(m, history)
+		return m
+	}
+	cold := func(q string) Result { return compose(t, build(), q) }
+
+	warm := build()
+	churned := build() // its stretches rewritten back and forth first
+	r := rand.New(rand.NewPCG(5, 5))
+	orig := churned.Bounds()
+	for k := 0; k < 3; k++ {
+		var b []int
+		for _, x := range orig {
+			if r.IntN(2) == 0 || x == 0 {
+				b = append(b, x)
+			}
+		}
+		setBounds(churned, b)
+	}
+	setBounds(churned, orig)
+	data, err := warm.ToJSON()
+	require.NoError(t, err)
+	restored, err := FromJSON(data, opts)
+	require.NoError(t, err)
+
+	for i, q := range queries {
+		want := cold(q.Text)
+		for name, m := range map[string]*Memory{"warm": warm, "churned": churned, "restored": restored} {
+			got := compose(t, m, q.Text)
+			assert.Equal(t, want.Included, got.Included, "%s memory, query %d", name, i)
+			assert.Equal(t, want.Messages, got.Messages, "%s memory, query %d", name, i)
+		}
+	}
+	checkIndex(t, churned)
+}
+
+// TestIndexBestIsTopK checks the index's pruned search by own scores
+// against a sort of every stretch, at depths from one to past the number of
+// stretches, on the memories of selection_test.go's rankShapes.
+func TestIndexBestIsTopK(t *testing.T) {
+	t.Parallel()
+	eachRankShape(t, func(t *testing.T, m *Memory) {
+		for _, query := range rankQueries(m, 3) {
+			testBest(t, m, query, exhaustiveOwn(m, query), func(lim, room, k int) ([]hit, bool) {
+				fits := func(u int32) bool { return int(u) < lim && m.str[u].size <= room }
+				return m.ix.best(m.ix.prepare(query), k, 1, fits, nil)
+			})
+		}
+	})
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/pricing"
+)
+
+// askOptions are the ask command's own flags.
+type askOptions struct {
+	text   bool // print every part's text
+	asJSON bool // print the Result as JSON instead
+}
+
+// ask prints what the model would receive for question: every part with its
+// size, where the cache breakpoint is, and the stretches chosen with their
+// scores.
+func ask(w io.Writer, path, question string, opts byheart.Options, ao askOptions) error {
+	conv, err := read(path)
+	if err != nil {
+		return err
+	}
+	m, err := conv.memory(path, opts)
+	if err != nil {
+		return err
+	}
+	r, err := m.Compose(context.Background(), question)
+	if err != nil {
+		return err
+	}
+	if ao.asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	var b strings.Builder
+	turns := make([]byheart.Turn, len(conv.turns))
+	chars := 0
+	for i, t := range conv.turns {
+		turns[i] = t.Turn
+		chars += utf8.RuneCountInString(t.Text)
+	}
+	bounds := m.Bounds()
+	fmt.Fprintf(&b, "%s: %s turns, %s characters, %s stretches. Budget: %s characters.\n\n",
+		path, thousands(len(turns)), thousands(chars), thousands(len(bounds)), thousands(budgetOf(opts)))
+	writeParts(&b, r, question)
+	writeStretches(&b, r, turns, spans(bounds, len(turns)), question)
+	if ao.text {
+		writeTexts(&b, r)
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+// flatPart is one part of a Result with its message's role.
+type flatPart struct {
+	role byheart.Role
+	text string
+}
+
+func flatten(r byheart.Result) []flatPart {
+	var parts []flatPart
+	for _, msg := range r.Messages {
+		for _, p := range msg.Parts {
+			parts = append(parts, flatPart{msg.Role, p.Text})
+		}
+	}
+	return parts
+}
+
+func writeParts(b *strings.Builder, r byheart.Result, question string) {
+	parts := flatten(r)
+	fmt.Fprintf(b, "What the model receives for %q: %d messages, %d parts.\n\n", question, len(r.Messages), len(parts))
+	b.WriteString("part  role        characters  tokens  begins\n")
+	stable, context := 0, 0
+	for i, p := range parts {
+		n := utf8.RuneCountInString(p.text)
+		note := ""
+		switch {
+		case i == r.StableUpto:
+			note = "  ← cache breakpoint"
+		case i == len(parts)-1:
+			note = "  ← the question"
+		}
+		fmt.Fprintf(b, "%4d  %-9s  %10s  %6s  %s%s\n", i, p.role, thousands(n), thousands(tokens(n)), preview(p.text, 48), note)
+		if i <= r.StableUpto {
+			stable += n
+		}
+		if i < len(parts)-1 {
+			context += n
+		}
+	}
+	b.WriteString("\n")
+	if r.StableUpto >= 0 {
+		fmt.Fprintf(b, "Cacheable prefix: parts 0–%d, %s characters (%s tokens), byte for byte the same until the next rebuild.\n",
+			r.StableUpto, thousands(stable), thousands(tokens(stable)))
+	} else {
+		b.WriteString("No part is stable: there is nothing to cache.\n")
+	}
+	rebuilt := "no: the kept selection still serves"
+	if r.Reselected {
+		rebuilt = "yes"
+	}
+	fmt.Fprintf(b, "Context: %s characters (%s tokens), plus the question. Rebuilt for this call: %s.\n", thousands(context), thousands(tokens(context)), rebuilt)
+	if r.ExternalErr != nil {
+		fmt.Fprintf(b, "Outside material failed: %v\n", r.ExternalErr)
+	}
+}
+
+func writeStretches(b *strings.Builder, r byheart.Result, turns []byheart.Turn, stretches []span, question string) {
+	fmt.Fprintf(b, "\nStretches in the context: %d of %d, in time order (turns numbered from 0, as Memory.Turn numbers them).\n\n", len(r.Included), len(stretches))
+	if len(r.Included) == 0 {
+		return
+	}
+	b.WriteString("stretch  turns        characters  said on             score  matches\n")
+	sc := newScorer(turns, stretches)
+	for _, first := range r.Included {
+		i := stretchOf(stretches, first)
+		st := stretches[i]
+		n := 0
+		for _, t := range turns[st.first:st.end] {
+			n += utf8.RuneCountInString(t.Text)
+		}
+		said := "—"
+		if when := turns[st.first].Time; !when.IsZero() {
+			said = when.Format("2 Jan 2006 15:04")
+		}
+		score, matched := sc.score(question, i)
+		fmt.Fprintf(b, "%7d  %-11s  %10s  %-17s  %6.2f  %s\n", i, fmt.Sprintf("%d–%d", st.first, st.end-1), thousands(n), said, score, strings.Join(matched, ", "))
+	}
+	b.WriteString("\nScore: BM25 (k1 1.2, b 0.75) of the stretch, dates resolved, against the question, over all stretches,\n" +
+		"computed by this tool; the library ranks with its own BM25, which also spreads scores to neighbouring\n" +
+		"stretches, so near ties can order differently. Matches are the question's terms the stretch holds.\n")
+}
+
+// stretchOf returns the index of the stretch starting at turn first.
+func stretchOf(stretches []span, first int) int {
+	for i, st := range stretches {
+		if st.first <= first && first < st.end {
+			return i
+		}
+	}
+	return len(stretches) - 1
+}
+
+func writeTexts(b *strings.Builder, r byheart.Result) {
+	for i, p := range flatten(r) {
+		fmt.Fprintf(b, "\n--- part %d, %s, %s characters ---\n%s\n", i, p.role, thousands(utf8.RuneCountInString(p.text)), p.text)
+	}
+}
+
+// preview is the start of text on one line, at most n characters.
+func preview(text string, n int) string {
+	flat := strings.Join(strings.Fields(text), " ")
+	if utf8.RuneCountInString(flat) <= n {
+		return flat
+	}
+	return string([]rune(flat)[:n-1]) + "…"
+}
+
+// tokens is a size in characters as tokens, as a provider roughly counts
+// them.
+func tokens(chars int) int { return (chars + pricing.CharsPerToken/2) / pricing.CharsPerToken }
+
+func budgetOf(opts byheart.Options) int {
+	if opts.Budget > 0 {
+		return opts.Budget
+	}
+	return byheart.DefaultBudget
+}
+
+// thousands groups an integer's digits: 12345 → "12,345".
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + thousands(-n)
+	}
+	var out []byte
+	for i := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/byheart/byheart"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const question = "What did Ana name the beagle she adopted?"
+
+// composed is what the library itself composes for question on the chat
+// file with opts: what ask has to report.
+func composed(t *testing.T, opts byheart.Options) byheart.Result {
+	t.Helper()
+	conv, err := read(chatFile)
+	require.NoError(t, err)
+	m, err := conv.memory(chatFile, opts)
+	require.NoError(t, err)
+	r, err := m.Compose(context.Background(), question)
+	require.NoError(t, err)
+	return r
+}
+
+func askOutput(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errs bytes.Buffer
+	code := run(append([]string{"ask"}, args...), &out, &errs)
+	require.Equal(t, 0, code, errs.String())
+	return out.String()
+}
+
+var (
+	partRow    = regexp.MustCompile(`(?m)^\s+(\d+)  (user|assistant)\s+([\d,]+)\s+([\d,]+)  .*$`)
+	stretchRow = regexp.MustCompile(`(?m)^\s+(\d+)  (\d+)–(\d+)\s+([\d,]+)  .*?(\d+\.\d\d)  (.*)$`)
+)
+
+func TestAskListsEveryPartWithItsSizeAndTheBreakpoint(t *testing.T) {
+	opts := byheart.Options{Budget: 900, Chunk: 300, Stability: -1}
+	r := composed(t, opts)
+	out := askOutput(t, "-budget", "900", "-chunk", "300", "-stability", "-1", chatFile, question)
+
+	parts := flatten(r)
+	rows := partRow.FindAllStringSubmatch(out, -1)
+	require.Len(t, rows, len(parts), out)
+	for i, row := range rows {
+		assert.Equal(t, strconv.Itoa(i), row[1])
+		assert.Equal(t, string(parts[i].role), row[2])
+		assert.Equal(t, thousands(len([]rune(parts[i].text))), row[3], "part %d characters", i)
+	}
+	require.GreaterOrEqual(t, r.StableUpto, 0)
+	assert.Contains(t, rows[r.StableUpto][0], "← cache breakpoint")
+	assert.Contains(t, rows[len(rows)-1][0], "← the question")
+	assert.Contains(t, out, "Rebuilt for this call: yes")
+}
+
+func TestAskListsTheStretchesThatReachedTheContext(t *testing.T) {
+	r := composed(t, byheart.Options{Budget: 900, Chunk: 300, Stability: -1})
+	out := askOutput(t, "-budget", "900", "-chunk", "300", "-stability", "-1", chatFile, question)
+	rows := stretchRow.FindAllStringSubmatch(out, -1)
+	require.Len(t, rows, len(r.Included), out)
+	best, bestScore := "", -1.0
+	for i, row := range rows {
+		assert.Equal(t, strconv.Itoa(r.Included[i]), row[2], "stretches in time order, by their first turn")
+		score, err := strconv.ParseFloat(row[5], 64)
+		require.NoError(t, err)
+		if score > bestScore {
+			best, bestScore = row[6], score
+		}
+	}
+	assert.Equal(t, "name, beagle, adopted", best, "the stretch where the beagle was adopted scores best, matching the question's words")
+}
+
+func TestAskPrintsThePartsInFullWithText(t *testing.T) {
+	r := composed(t, byheart.Options{Budget: 900, Chunk: 300, Stability: -1})
+	out := askOutput(t, "-budget", "900", "-chunk", "300", "-stability", "-1", "-text", chatFile, question)
+	for _, p := range flatten(r) {
+		assert.Contains(t, out, p.text)
+	}
+	assert.Contains(t, out, "named him Pickle", "the evidence reaches the model")
+}
+
+func TestAskJSONIsTheLibrarysResult(t *testing.T) {
+	want := composed(t, byheart.Options{Budget: 900, Chunk: 300, Stability: -1})
+	out := askOutput(t, "-json", "-budget", "900", "-chunk", "300", "-stability", "-1", chatFile, question)
+	var got byheart.Result
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, want, got)
+}
+
+func TestAskOnASavedMemoryMatchesItsConversation(t *testing.T) {
+	saved, _ := savedChat(t)
+	args := []string{"-budget", "900", "-chunk", "300", "-stability", "-1"}
+	fromLines := askOutput(t, append(args, chatFile, question)...)
+	fromSaved := askOutput(t, append(args, saved, question)...)
+	assert.Equal(t, strings.Replace(fromLines, chatFile, saved, 1), fromSaved)
+}
+
+func TestAskBelowTheBudgetSendsEveryTurn(t *testing.T) {
+	out := askOutput(t, chatFile, question)
+	rows := partRow.FindAllStringSubmatch(out, -1)
+	assert.Len(t, rows, 34+1, "every turn as its own part, then the question")
+}

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/byheart/byheart"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const chatFile = "testdata/chat.jsonl"
+
+func TestBadInputNamesTheFileAndLine(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want []string
+	}{
+		{"bad-role.jsonl", []string{"testdata/bad-role.jsonl:3:", `role "bot" is neither "user" nor "assistant"`}},
+		{"bad-json.jsonl", []string{"testdata/bad-json.jsonl:3:", "not a turn"}},
+		{"bad-time.jsonl", []string{"testdata/bad-time.jsonl:1:", `time "yesterday" is not RFC 3339`}},
+		{"empty-text.jsonl", []string{"testdata/empty-text.jsonl:2:", byheart.ErrEmpty.Error()}},
+		{"unknown-field.jsonl", []string{"testdata/unknown-field.jsonl:2:", `unknown field "txt"`}},
+		{"no-text.jsonl", []string{"testdata/no-text.jsonl:1:", `no "text"`}},
+		{"two-on-a-line.jsonl", []string{"testdata/two-on-a-line.jsonl:1:", "more than one JSON value"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := filepath.ToSlash(filepath.Join("testdata", tc.file))
+			conv, err := read(path)
+			if err == nil {
+				_, err = conv.memory(path, byheart.Options{})
+			}
+			require.Error(t, err)
+			for _, w := range tc.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestReadTakesJSONLinesWithOptionalTimes(t *testing.T) {
+	conv, err := read(chatFile)
+	require.NoError(t, err)
+	require.Len(t, conv.turns, 34)
+	first, second := conv.turns[0], conv.turns[1]
+	assert.Equal(t, byheart.User, first.Role)
+	assert.Equal(t, "Hi Bo! How was your weekend?", first.Text)
+	assert.Equal(t, time.Date(2023, 5, 8, 13, 56, 0, 0, time.UTC), first.Time)
+	assert.Equal(t, byheart.Assistant, second.Role)
+	assert.Equal(t, first.Time, second.Time, "a turn without a time was said when the one before it was")
+	assert.Equal(t, 2, second.line)
+	assert.Nil(t, conv.saved)
+}
+
+func TestReadSkipsBlankLinesAndCountsThem(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "gaps.jsonl")
+	body := "\n" + `{"role": "user", "text": "one"}` + "\r\n\n   \n" + `{"role": "assistant", "text": "two"}`
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+	conv, err := read(path)
+	require.NoError(t, err)
+	require.Len(t, conv.turns, 2)
+	assert.Equal(t, []int{2, 5}, []int{conv.turns[0].line, conv.turns[1].line})
+	assert.Equal(t, "two", conv.turns[1].Text, "the last line needs no line break")
+}
+
+// savedChat saves the chat file's memory, with 300-character stretches,
+// as ToJSON writes it, and returns the saved file's path and the memory.
+func savedChat(t *testing.T) (string, *byheart.Memory) {
+	t.Helper()
+	conv, err := read(chatFile)
+	require.NoError(t, err)
+	m, err := conv.memory(chatFile, byheart.Options{Chunk: 300})
+	require.NoError(t, err)
+	data, err := m.ToJSON()
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "saved.json")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	return path, m
+}
+
+func TestReadRestoresASavedMemory(t *testing.T) {
+	conv, err := read(chatFile)
+	require.NoError(t, err)
+	path, m := savedChat(t)
+	saved, err := read(path)
+	require.NoError(t, err)
+	require.NotNil(t, saved.saved)
+	require.Len(t, saved.turns, len(conv.turns))
+	for i := range conv.turns {
+		assert.Equal(t, conv.turns[i].Turn, saved.turns[i].Turn, "turn %d", i)
+	}
+	restored, err := saved.memory(path, byheart.Options{Chunk: 300})
+	require.NoError(t, err)
+	assert.Equal(t, m.Bounds(), restored.Bounds(), "a saved memory keeps its stretches")
+}
+
+func TestOneTurnOnOneLineIsJSONLinesNotASavedMemory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "one.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(`{"role": "user", "text": "Just one."}`), 0o644))
+	conv, err := read(path)
+	require.NoError(t, err)
+	assert.Nil(t, conv.saved)
+	assert.Len(t, conv.turns, 1)
+}
+
+func TestReadRejectsWhatIsNoConversation(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"empty.jsonl":  "\n\n",
+		"broken.json":  `{"version": 1, "turns": [{"role": "user", "text": ""}]}`,
+		"missing.json": "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name)
+			if name != "missing.json" {
+				require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+			}
+			_, err := read(path)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), name)
+		})
+	}
+}
+
+func FuzzReadTurns(f *testing.F) {
+	for _, name := range []string{"chat.jsonl", "bad-json.jsonl", "bad-time.jsonl", "two-on-a-line.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(f, err)
+		f.Add(string(data))
+	}
+	f.Add(`{"role": "user", "text": "\u0000", "time": "2023-05-08T13:56:00+01:00"}`)
+	f.Fuzz(func(t *testing.T, input string) {
+		turns, err := readTurns(strings.NewReader(input), "fuzz")
+		if err != nil {
+			assert.True(t, strings.HasPrefix(err.Error(), "fuzz:"), "the error names where: %v", err)
+			return
+		}
+		last := 0
+		for _, tt := range turns {
+			assert.Contains(t, []byheart.Role{byheart.User, byheart.Assistant}, tt.Role)
+			assert.Greater(t, tt.line, last)
+			last = tt.line
+			if utf8.ValidString(input) {
+				assert.True(t, utf8.ValidString(tt.Text))
+			}
+		}
+	})
+}

@@ -1,0 +1,87 @@
+package pricing
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// tok returns a block of the given size in tokens, made of one letter.
+func tok(letter string, tokens int) Block {
+	return Block{"user", strings.Repeat(letter, tokens*CharsPerToken)}
+}
+
+// call is a prompt and its breakpoint.
+type call struct {
+	blocks     []Block
+	breakpoint int
+}
+
+// priced builds a call from history blocks with the breakpoint after the
+// first `stable` of them, then a 10-token query.
+func priced(stable int, history ...Block) call {
+	return call{append(append([]Block(nil), history...), tok("q", 10)), stable - 1}
+}
+
+func charge(k *Cache, c call, cold bool) Bill { return k.Charge(c.blocks, c.breakpoint, cold) }
+
+func TestCachePricesASessionLikeAProvider(t *testing.T) {
+	a, b, c := tok("a", 1000), tok("b", 1000), tok("c", 500)
+	var k Cache
+	steps := []struct {
+		name string
+		call call
+		cold bool
+		want Bill
+	}{
+		{"first call writes the whole prefix", priced(2, a, b), true, Bill{Written: 2000, Plain: 10}},
+		{"an extension reads the old prefix and writes the new tail", priced(3, a, b, c), false, Bill{Read: 2000, Written: 500, Plain: 10}},
+		{"the same prefix again is read whole", priced(3, a, b, c), false, Bill{Read: 2500, Plain: 10}},
+		{"a changed first part rewrites everything", priced(3, tok("x", 1000), b, c), false, Bill{Written: 2500, Plain: 10}},
+		{"a new session starts cold even when nothing changed", priced(3, tok("x", 1000), b, c), true, Bill{Written: 2500, Plain: 10}},
+		{"a shorter prefix of the cached one is not an entry", priced(1, tok("x", 1000), b, c), false, Bill{Plain: 2510}},
+		{"parts after the breakpoint cost 1x", priced(2, a, b, c), false, Bill{Written: 2000, Plain: 510}},
+		{"no breakpoint, no cache", priced(0, a, b), false, Bill{Plain: 2010}},
+		{"and the next call finds nothing cached", priced(2, a, b), false, Bill{Written: 2000, Plain: 10}},
+	}
+	for _, s := range steps {
+		got := k.Charge(s.call.blocks, s.call.breakpoint, s.cold)
+		assert.Equal(t, s.want, got, s.name)
+	}
+}
+
+func TestCacheIgnoresPrefixesBelowTheMinimum(t *testing.T) {
+	var k Cache
+	small := tok("a", 800)
+	assert.Equal(t, Bill{Plain: 810}, charge(&k, priced(1, small), true), "under 1,024 tokens nothing is cached")
+	grown := priced(2, small, tok("b", 400))
+	assert.Equal(t, Bill{Written: 1200, Plain: 10}, charge(&k, grown, false), "so the next call has nothing to read")
+	assert.Equal(t, Bill{Read: 1200, Plain: 10}, charge(&k, grown, false))
+}
+
+func TestCacheMatchesWholePartsAndRoles(t *testing.T) {
+	var k Cache
+	block := tok("a", 2000)
+	charge(&k, priced(1, block), true)
+
+	grown := Block{"user", block.Text + "more"}
+	assert.Equal(t, Bill{Written: 2001, Plain: 10}, charge(&k, priced(1, grown), false),
+		"a block that grew at its end is a new block to the provider")
+
+	charge(&k, priced(1, block), false)
+	spoken := Block{"assistant", block.Text}
+	assert.False(t, charge(&k, priced(1, spoken), false).Hit(), "the same text in another role is another prompt")
+}
+
+func TestBillEffectiveWeighsEachRate(t *testing.T) {
+	b := Bill{Read: 1000, Written: 100, Plain: 10}
+	assert.InDelta(t, 100+125+10, b.Effective(), 1e-9)
+	assert.InDelta(t, 1110, b.Prompt(), 1e-9)
+	assert.True(t, b.Hit())
+	assert.False(t, Bill{Written: 5}.Hit())
+}
+
+func TestTokensCountCharactersNotBytes(t *testing.T) {
+	assert.InDelta(t, 1, Tokens([]Block{{"user", "éééé"}}), 1e-9)
+}

@@ -1,0 +1,562 @@
+package byheart
+
+// ToJSON and FromJSON: round trips, what is refused, what is repaired, and
+// input that is hostile or corrupted.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ── round trips ───────────────────────────────────────────────────────
+
+// throughJSON sends data through a generic JSON value and back, as a store
+// that parses and re-serialises documents would.
+func throughJSON(t *testing.T, data []byte) []byte {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(data, &v))
+	out, err := json.Marshal(v)
+	require.NoError(t, err)
+	return out
+}
+
+func TestJSONRoundTripKeepsTurnsBoundsAndComposition(t *testing.T) {
+	t.Parallel()
+	for _, stability := range []float64{-1, 0} {
+		t.Run(fmt.Sprint(stability), func(t *testing.T) {
+			opts := Options{Budget: 3000, Stability: stability}
+			m := New(opts)
+			fillTurns(m, chat(11, 300))
+			mustAppend(t, m, User, "multi-line\r\nnon-ASCII: café 東京 😀")
+			require.NoError(t, m.Redact(17))
+			queries := chat(12, 5)
+			before := compose(t, m, queries[0].Text)
+
+			data, err := m.ToJSON()
+			require.NoError(t, err)
+			m2, err := FromJSON(throughJSON(t, data), opts)
+			require.NoError(t, err)
+
+			require.Equal(t, m.Len(), m2.Len())
+			for i := 0; i < m.Len(); i++ {
+				a, _ := m.Turn(i)
+				b, _ := m2.Turn(i)
+				assert.Equal(t, a.Role, b.Role, "turn %d", i)
+				assert.Equal(t, a.Text, b.Text, "turn %d", i)
+				assert.Equal(t, a.Redacted, b.Redacted, "turn %d", i)
+				assert.True(t, a.Time.Equal(b.Time), "turn %d: %v vs %v", i, a.Time, b.Time)
+			}
+			assert.Equal(t, m.Bounds(), m2.Bounds())
+			after := compose(t, m2, queries[0].Text)
+			assert.Equal(t, before.Included, after.Included)
+			assert.Equal(t, before.Messages, after.Messages)
+			for _, q := range queries[1:] {
+				assert.Equal(t, compose(t, m, q.Text).Included, compose(t, m2, q.Text).Included)
+			}
+			data2, err := m2.ToJSON()
+			require.NoError(t, err)
+			data, err = m.ToJSON()
+			require.NoError(t, err)
+			assert.JSONEq(t, string(data), string(data2))
+		})
+	}
+}
+
+func TestRestoredSelectionStaysSticky(t *testing.T) {
+	t.Parallel()
+	opts := Options{Budget: 3000, Stability: 0.7}
+	m := New(opts)
+	fill(t, m, 80, "discussing the deploy and migration rollback, filler")
+	fill(t, m, 40, "the greenhouse tomatoes and the compost, filler")
+	r1 := compose(t, m, "deploy rollback migrations")
+	require.NotEmpty(t, blockOf(r1))
+
+	data, err := m.ToJSON()
+	require.NoError(t, err)
+	m2, err := FromJSON(throughJSON(t, data), opts)
+	require.NoError(t, err)
+	r2 := compose(t, m2, "deploy rollback migrations")
+	assert.False(t, r2.Reselected, "same subject after a restart: no rebuild")
+	prefixHeld(t, r1, r2, "the cached prefix must survive a restart")
+
+	mustAppend(t, m2, User, "and the rollback of the migration?")
+	r3 := compose(t, m2, "and the rollback of the migration?")
+	assert.False(t, r3.Reselected)
+	prefixHeld(t, r2, r3, "after a restart the selection extends as before")
+}
+
+func TestToJSONWritesTheFormatVersion(t *testing.T) {
+	t.Parallel()
+	m := New(Options{})
+	mustAppend(t, m, User, "hello")
+	data, err := m.ToJSON()
+	require.NoError(t, err)
+	var w struct{ Version *int }
+	require.NoError(t, json.Unmarshal(data, &w))
+	require.NotNil(t, w.Version)
+	assert.Equal(t, FormatVersion, *w.Version)
+
+	future := strings.Replace(string(data), fmt.Sprintf(`"version":%d`, FormatVersion), fmt.Sprintf(`"version":%d`, FormatVersion+1), 1)
+	_, err = FromJSON([]byte(future), Options{})
+	assert.ErrorIs(t, err, ErrVersion)
+}
+
+// ── what FromJSON refuses ─────────────────────────────────────────────
+
+// sampleDoc is a saved memory as generic JSON, to be broken in one place.
+func sampleDoc(t *testing.T) map[string]any {
+	t.Helper()
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(mustJSON(t, sampleMemory(t))), &doc))
+	return doc
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	data, err := json.Marshal(v)
+	require.NoError(t, err)
+	return data
+}
+
+func TestFromJSONRefusesEveryTruncation(t *testing.T) {
+	t.Parallel()
+	full := []byte(mustJSON(t, sampleMemory(t)))
+	for n := 0; n < len(full); n++ {
+		m, err := FromJSON(full[:n], Options{})
+		require.Error(t, err, "prefix of %d bytes", n)
+		require.ErrorIs(t, err, ErrFormat, "prefix of %d bytes", n)
+		require.Nil(t, m)
+	}
+	_, err := FromJSON(full, Options{})
+	require.NoError(t, err)
+}
+
+func TestFromJSONRefusesMalformedDataNamingTheProblem(t *testing.T) {
+	t.Parallel()
+	turn := func(role, text any) map[string]any { return map[string]any{"role": role, "text": text} }
+	cases := []struct {
+		name string
+		doc  func(t *testing.T) []byte
+		want error
+		says string // a piece of the message that names the problem
+	}{
+		{"empty input", func(*testing.T) []byte { return nil }, ErrFormat, "empty"},
+		{"only whitespace", func(*testing.T) []byte { return []byte(" \n\t\r ") }, ErrFormat, "empty"},
+		{"null", func(*testing.T) []byte { return []byte("null") }, ErrFormat, "version"},
+		{"a string", func(*testing.T) []byte { return []byte(`"memory"`) }, ErrFormat, "string"},
+		{"an array", func(*testing.T) []byte { return []byte(`[1,2]`) }, ErrFormat, "array"},
+		{"an empty array", func(*testing.T) []byte { return []byte(`[]`) }, ErrFormat, "array"},
+		{"an empty object", func(*testing.T) []byte { return []byte(`{}`) }, ErrFormat, "version"},
+		{"no version", func(*testing.T) []byte { return []byte(`{"turns":[]}`) }, ErrFormat, "version"},
+		{"version zero", func(*testing.T) []byte { return []byte(`{"version":0}`) }, ErrFormat, "version"},
+		{"negative version", func(*testing.T) []byte { return []byte(`{"version":-1}`) }, ErrFormat, "version"},
+		{"version as a string", func(*testing.T) []byte { return []byte(`{"version":"1"}`) }, ErrFormat, "version"},
+		{"fractional version", func(*testing.T) []byte { return []byte(`{"version":1.5}`) }, ErrFormat, "version"},
+		{"version from the future", func(*testing.T) []byte { return fmt.Appendf(nil, `{"version":%d,"turns":[]}`, FormatVersion+1) }, ErrVersion, fmt.Sprintf("version %d", FormatVersion+1)},
+		{"version far in the future", func(*testing.T) []byte { return []byte(`{"version":9223372036854775807}`) }, ErrVersion, "version"},
+		{"version past int64", func(*testing.T) []byte { return []byte(`{"version":1e30}`) }, ErrFormat, "version"},
+		{"version past float64", func(*testing.T) []byte { return []byte(`{"version":1e400}`) }, ErrFormat, "version"},
+		{"a newer version with turns this one cannot read", func(*testing.T) []byte {
+			return []byte(`{"version":1000,"turns":[{"role":"robot"}]}`)
+		}, ErrVersion, "version 1000"},
+		{"turns as an object", func(*testing.T) []byte { return []byte(`{"version":1,"turns":{}}`) }, ErrFormat, "turns"},
+		{"turn as a number", func(*testing.T) []byte { return []byte(`{"version":1,"turns":[7]}`) }, ErrFormat, "turns"},
+		{"turn as null", func(*testing.T) []byte { return []byte(`{"version":1,"turns":[null]}`) }, ErrRole, "turn 0"},
+		{"role as a number", func(t *testing.T) []byte {
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn(1, "hi")}})
+		}, ErrFormat, "role"},
+		{"unknown role", func(t *testing.T) []byte {
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn("system", "hi")}})
+		}, ErrRole, "system"},
+		{"empty text", func(t *testing.T) []byte {
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn("user", "")}})
+		}, ErrEmpty, "turn 0"},
+		{"missing text", func(t *testing.T) []byte {
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{map[string]any{"role": "user"}}})
+		}, ErrEmpty, "turn 0"},
+		{"text as a list", func(t *testing.T) []byte {
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn("user", []string{"a"})}})
+		}, ErrFormat, "text"},
+		{"time that is not a time", func(t *testing.T) []byte {
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{
+				map[string]any{"role": "user", "text": "hi", "time": "last Tuesday"}}})
+		}, ErrFormat, "time"},
+		{"redacted as a string", func(t *testing.T) []byte {
+			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{
+				map[string]any{"role": "user", "text": "hi", "redacted": "yes"}}})
+		}, ErrFormat, "redacted"},
+		{"bounds not a list", func(t *testing.T) []byte {
+			doc := sampleDoc(t)
+			doc["bounds"] = "everything"
+			return mustMarshal(t, doc)
+		}, ErrFormat, "bounds"},
+		{"bounds of booleans", func(t *testing.T) []byte {
+			doc := sampleDoc(t)
+			doc["bounds"] = []any{0, true}
+			return mustMarshal(t, doc)
+		}, ErrFormat, "bounds"},
+		{"bounds of lists", func(t *testing.T) []byte {
+			doc := sampleDoc(t)
+			doc["bounds"] = []any{0, []int{1}}
+			return mustMarshal(t, doc)
+		}, ErrFormat, "bounds"},
+		{"selection as a list", func(t *testing.T) []byte {
+			doc := sampleDoc(t)
+			doc["selection"] = []int{1, 2}
+			return mustMarshal(t, doc)
+		}, ErrFormat, "selection"},
+		{"selection keys as a string", func(t *testing.T) []byte {
+			doc := sampleDoc(t)
+			doc["selection"] = map[string]any{"keys": "all", "upto": 3}
+			return mustMarshal(t, doc)
+		}, ErrFormat, "keys"},
+		{"selection cut as a word", func(t *testing.T) []byte {
+			doc := sampleDoc(t)
+			doc["selection"] = map[string]any{"keys": []int{0}, "upto": "end"}
+			return mustMarshal(t, doc)
+		}, ErrFormat, "end"},
+		{"second object", func(t *testing.T) []byte { return append(mustMarshal(t, sampleDoc(t)), "{}"...) }, ErrFormat, ""},
+		{"trailing garbage", func(t *testing.T) []byte { return append(mustMarshal(t, sampleDoc(t)), " x"...) }, ErrFormat, ""},
+		{"deeply nested bounds", func(*testing.T) []byte {
+			return []byte(`{"version":1,"bounds":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `}`)
+		}, ErrFormat, "depth"},
+		{"deeply nested unknown field", func(*testing.T) []byte {
+			return []byte(`{"version":1,"x":` + strings.Repeat(`{"a":`, 200_000) + "1" + strings.Repeat("}", 200_000) + `}`)
+		}, ErrFormat, "depth"},
+		{"deeply nested document", func(*testing.T) []byte { return bytes.Repeat([]byte("["), 10_000_000) }, ErrFormat, "depth"},
+		{"100 MB of whitespace", func(*testing.T) []byte { return bytes.Repeat([]byte(" \n"), 50<<20) }, ErrFormat, "empty"},
+		{"over the cap", func(*testing.T) []byte { return make([]byte, MaxJSON+1) }, ErrTooLarge, "268435456"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := FromJSON(c.doc(t), Options{})
+			require.ErrorIs(t, err, c.want)
+			require.Nil(t, m)
+			require.True(t, strings.HasPrefix(err.Error(), "byheart: "), err.Error())
+			require.Contains(t, err.Error(), c.says)
+			if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrVersion) {
+				require.ErrorIs(t, err, ErrFormat, "every refusal of malformed data wraps ErrFormat")
+			}
+		})
+	}
+}
+
+// ── what FromJSON repairs ─────────────────────────────────────────────
+
+// TestFromJSONRepairsBoundsAndDropsABadSelection covers the derived state
+// the format lets FromJSON repair instead of refusing: boundaries and the
+// kept selection.
+func TestFromJSONRepairsBoundsAndDropsABadSelection(t *testing.T) {
+	t.Parallel()
+	src := sampleMemory(t)
+	bounds := src.Bounds()
+	require.Greater(t, len(bounds), 2)
+	n := src.Len()
+	inside := -1 // a turn inside a stretch, not at its start
+	for i := 1; i < len(bounds) && inside < 0; i++ {
+		if bounds[i]-bounds[i-1] > 1 {
+			inside = bounds[i-1] + 1
+		}
+	}
+	require.Positive(t, inside)
+	cases := []struct {
+		name      string
+		bounds    any
+		selection any
+		wantB     []int // nil: same as the source
+		keepsSel  bool
+	}{
+		{"as saved", bounds, "keep", nil, true},
+		{"negative", append([]any{-1, -9223372036854775808}, toAny(bounds)...), "keep", nil, true},
+		{"past the end", append(toAny(bounds), n, n+1, 9223372036854775807), "keep", nil, true},
+		{"past int64", append(toAny(bounds), 1e30, "99999999999999999999999"), "keep", nil, true},
+		{"duplicated", append(toAny(bounds), toAny(bounds)...), "keep", nil, true},
+		{"unsorted", reversed(toAny(bounds)), "keep", nil, true},
+		{"not integers", append(toAny(bounds), 2.5, -0.5, 1e-3, "2.5", nil), "keep", nil, true},
+		{"null", nil, "keep", []int{0}, false},
+		{"missing", absent{}, nil, []int{0}, false},
+		{"only zero", []int{0}, nil, []int{0}, false},
+		{"first one missing", bounds[1:], "keep", nil, true},
+		{"selection of missing turns", bounds, map[string]any{"keys": []int{n + 5}, "upto": n + 9}, nil, false},
+		{"selection not at a boundary", bounds, map[string]any{"keys": []int{inside}, "upto": n}, nil, false},
+		{"selection unsorted", bounds, map[string]any{"keys": []int{bounds[2], bounds[1]}, "upto": n}, nil, false},
+		{"selection duplicated", bounds, map[string]any{"keys": []int{bounds[1], bounds[1]}, "upto": n}, nil, false},
+		{"selection past its cut", bounds, map[string]any{"keys": []int{bounds[2]}, "upto": bounds[1]}, nil, false},
+		{"selection with negative cut", bounds, map[string]any{"keys": []int{}, "upto": -1}, nil, false},
+		{"selection with huge numbers", bounds, map[string]any{"keys": []any{1e30}, "upto": 1e300}, nil, false},
+		{"selection with a fractional cut", bounds, map[string]any{"keys": []int{}, "upto": 2.5}, nil, false},
+		{"selection with no cut", bounds, map[string]any{"keys": []int{0}}, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc := sampleDoc(t)
+			doc["bounds"] = c.bounds
+			if c.bounds == (absent{}) {
+				delete(doc, "bounds")
+			}
+			if c.selection != "keep" {
+				doc["selection"] = c.selection
+			}
+			m, err := FromJSON(mustMarshal(t, doc), sampleOpts)
+			require.NoError(t, err)
+			want := c.wantB
+			if want == nil {
+				want = bounds
+			}
+			require.Equal(t, want, m.Bounds())
+			require.Equal(t, c.keepsSel, m.sel != nil)
+			for i := range n {
+				a, _ := src.Turn(i)
+				b, err := m.Turn(i)
+				require.NoError(t, err)
+				require.True(t, a.Time.Equal(b.Time))
+				a.Time, b.Time = time.Time{}, time.Time{}
+				require.Equal(t, a, b, "no turn is lost to repaired boundaries")
+			}
+			r, err := m.Compose(context.Background(), sampleQuery)
+			require.NoError(t, err)
+			checkResult(t, m, sampleQuery, r)
+			if c.keepsSel {
+				require.False(t, r.Reselected, "a restored selection stays sticky")
+			}
+		})
+	}
+}
+
+// absent marks a field to leave out of the document.
+type absent struct{}
+
+func toAny(xs []int) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}
+
+func reversed(xs []any) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[len(xs)-1-i] = x
+	}
+	return out
+}
+
+func TestFromJSONDiscardsGarbageBounds(t *testing.T) {
+	t.Parallel()
+	m, err := FromJSON([]byte(`{"version":1,"turns":[],"bounds":[0,5,-3,999]}`), Options{})
+	require.NoError(t, err)
+	assert.Empty(t, m.Bounds())
+	assert.Equal(t, 0, m.Len())
+	mustAppend(t, m, User, "the memory works after a repair")
+	assert.Equal(t, []int{0}, m.Bounds())
+
+	turns := make([]string, 10)
+	for i := range turns {
+		turns[i] = fmt.Sprintf(`{"role":%q,"text":"turn %d"}`, roleOf(i), i)
+	}
+	all := "[" + strings.Join(turns, ",") + "]"
+	for bounds, want := range map[string][]int{
+		`[0,5,-3,999,5,2,10]`: {0, 2, 5},
+		`[7,3]`:               {0, 3, 7},
+		`[]`:                  {0},
+		`null`:                {0},
+	} {
+		m, err := FromJSON([]byte(`{"version":1,"turns":`+all+`,"bounds":`+bounds+`}`), Options{})
+		require.NoError(t, err, bounds)
+		assert.Equal(t, want, m.Bounds(), bounds)
+		checkIndex(t, m)
+		compose(t, m, "turn")
+	}
+}
+
+func TestFromJSONDropsASelectionThatDoesNotMatch(t *testing.T) {
+	t.Parallel()
+	turns := make([]string, 10)
+	for i := range turns {
+		turns[i] = fmt.Sprintf(`{"role":%q,"text":"turn %d about the deploy"}`, roleOf(i), i)
+	}
+	all := "[" + strings.Join(turns, ",") + "]"
+	for _, sel := range []string{
+		`{"keys":[5,-1],"upto":99}`,
+		`{"keys":[0,3],"upto":9}`, // 3 starts no stretch
+		`{"keys":[5,0],"upto":9}`, // not ascending
+		`{"keys":[5],"upto":5}`,   // a key at the cut
+		`{"keys":[0],"upto":-4}`,
+	} {
+		m, err := FromJSON([]byte(`{"version":1,"turns":`+all+`,"bounds":[0,5],"selection":`+sel+`}`), Options{Budget: 100})
+		require.NoError(t, err, sel)
+		assert.Nil(t, m.sel, sel)
+		r := compose(t, m, "deploy")
+		assert.True(t, r.Reselected, sel)
+		assert.LessOrEqual(t, contextRunes(r), 100)
+	}
+}
+
+func TestFromJSONRedactedFlagHidesTheText(t *testing.T) {
+	t.Parallel()
+	m, err := FromJSON([]byte(`{"version":1,"turns":[{"role":"user","text":"hunter2","redacted":true}]}`), Options{})
+	require.NoError(t, err)
+	tu, err := m.Turn(0)
+	require.NoError(t, err)
+	assert.True(t, tu.Redacted)
+	assert.NotContains(t, tu.Text, "hunter2")
+	assert.NotContains(t, contextOf(compose(t, m, "hunter2")), "hunter2")
+}
+
+// TestFromJSONReadsOddButValidData: input that looks hostile but is a
+// memory.
+func TestFromJSONReadsOddButValidData(t *testing.T) {
+	t.Parallel()
+	saved := mustJSON(t, sampleMemory(t))
+	for name, data := range map[string]string{
+		"wrapped in whitespace":   strings.Repeat(" \n\t\r", 1<<20) + saved + strings.Repeat("\n", 1<<20),
+		"unknown fields":          strings.Replace(saved, `{"version":1`, `{"version":1,"extra":[[[{"a":null}]]],"more":"x"`, 1),
+		"lone surrogate":          `{"version":1,"turns":[{"role":"user","text":"\ud800 and \udfff"}]}`,
+		"invalid UTF-8 in string": "{\"version\":1,\"turns\":[{\"role\":\"user\",\"text\":\"\xff\xfe\"}]}",
+		"escaped everything":      `{"version":1,"turns":[{"role":"\u0075ser","text":"\u0000\r\n\u2028\u0085"}]}`,
+		"years at the edges":      `{"version":1,"turns":[{"role":"user","text":"a","time":"0000-01-01T00:00:00Z"},{"role":"user","text":"b","time":"9999-12-31T23:59:59.999999999-23:59"}]}`,
+		"redacted with its text":  `{"version":1,"turns":[{"role":"user","text":"my secret","redacted":true}]}`,
+		"older empty":             `{"version":1}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, err := FromJSON([]byte(data), Options{Budget: 400})
+			require.NoError(t, err)
+			checkBounds(t, m)
+			require.NotContains(t, mustJSON(t, m), "my secret")
+			checkRoundTrip(t, m, Options{Budget: 400}, "a")
+		})
+	}
+}
+
+// ── corrupted input ───────────────────────────────────────────────────
+
+// exercise runs a restored memory through its whole surface.
+func exercise(t testing.TB, m *Memory) {
+	if _, err := m.Compose(context.Background(), "deploy rollback 東京"); err != nil {
+		t.Fatalf("compose on a restored memory: %v", err)
+	}
+	if _, err := m.ToJSON(); err != nil {
+		t.Fatalf("ToJSON on a restored memory: %v", err)
+	}
+	if _, err := m.Append(User, "one more"); err != nil {
+		t.Fatalf("append on a restored memory: %v", err)
+	}
+	if n := m.Len(); n > 1 {
+		_ = m.Redact(n / 2)
+	}
+	if _, err := m.Compose(context.Background(), "one more"); err != nil {
+		t.Fatalf("compose on a restored memory: %v", err)
+	}
+}
+
+func TestFromJSONNeverPanicsOnCorruptedInput(t *testing.T) {
+	t.Parallel()
+	m := New(Options{Budget: 400, Chunk: 100})
+	when := time.Date(2023, 5, 8, 10, 0, 0, 0, time.UTC)
+	for i := 0; i < 30; i++ {
+		mustAppendAt(t, m, roleOf(i), fmt.Sprintf("turn %d about the deploy, café 東京", i), when.Add(time.Duration(i)*time.Hour))
+	}
+	compose(t, m, "deploy")
+	valid, err := m.ToJSON()
+	require.NoError(t, err)
+	require.NotNil(t, m.sel, "the seed must carry a selection")
+
+	tokens := []string{"-1", "0", "1", "999999999999", "1e9", "null", "true", `""`, `"x"`, "[", "]", "{", "}", ",", `"`, `\u0000`, `"0001-01-01T00:00:00Z"`, `"9999-12-31T23:59:59+23:59"`}
+	r := rand.New(rand.NewPCG(9, 9))
+	accepted := 0
+	for k := 0; k < 1500; k++ {
+		data := []byte(string(valid))
+		for n := 1 + r.IntN(4); n > 0; n-- {
+			i := r.IntN(len(data))
+			switch r.IntN(4) {
+			case 0:
+				data[i] = byte(r.IntN(256))
+			case 1:
+				data = data[:i]
+			case 2:
+				tok := tokens[r.IntN(len(tokens))]
+				data = append(data[:i:i], append([]byte(tok), data[i:]...)...)
+			default:
+				// replace a number with another token
+				j := i
+				for j < len(data) && data[j] >= '0' && data[j] <= '9' {
+					j++
+				}
+				if j > i {
+					tok := tokens[r.IntN(len(tokens))]
+					data = append(data[:i:i], append([]byte(tok), data[j:]...)...)
+				}
+			}
+			if len(data) == 0 {
+				break
+			}
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("FromJSON or the restored memory panicked on %q: %v", data, p)
+				}
+			}()
+			m2, err := FromJSON(data, Options{Budget: 400, Chunk: 100})
+			if err != nil {
+				require.Nil(t, m2)
+				return
+			}
+			accepted++
+			exercise(t, m2)
+		}()
+	}
+	assert.Greater(t, accepted, 50, "too few mutations produced readable data to exercise")
+}
+
+func FuzzFromJSON(f *testing.F) {
+	f.Add([]byte(mustJSON(f, sampleMemory(f))))
+	f.Add([]byte(mustJSON(f, New(Options{}))))
+	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"hi"},{"role":"assistant","text":"hello"}],"bounds":[0,1,1,-4,99]}`))
+	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"a"},{"role":"user","text":"b"},{"role":"user","text":"c"}],"bounds":[2,0,1],"selection":{"keys":[0,2],"upto":3}}`))
+	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"a","time":"2023-05-20T09:30:00+02:00","redacted":true}],"bounds":[0],"selection":{"keys":[5],"upto":-1}}`))
+	f.Add([]byte(`{"version":2,"turns":[]}`))
+	f.Add([]byte(`{"version":1,"turns":[{"role":"system","text":"x"}]}`))
+	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":""}]}`))
+	f.Add([]byte(`{"version":1,"bounds":[1e30,9223372036854775807,1.5,"2",null]}`))
+	f.Add([]byte(`{"version":"1"}`))
+	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"\u0000\r\n\u2028"}]}{}`))
+	f.Add([]byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`))
+	f.Add([]byte("  \n\t "))
+	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"\ud800 lone surrogate"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts := Options{Budget: 400, Chunk: 60}
+		m, err := FromJSON(data, opts)
+		if err != nil {
+			require.Nil(t, m)
+			require.True(t, errors.Is(err, ErrFormat) || errors.Is(err, ErrVersion) || errors.Is(err, ErrTooLarge),
+				"error %v wraps none of FromJSON's sentinels", err)
+			require.True(t, strings.HasPrefix(err.Error(), "byheart: "), "error %q", err)
+			return
+		}
+		checkBounds(t, m)
+		for i := range m.Len() {
+			turn, err := m.Turn(i)
+			require.NoError(t, err)
+			require.NoError(t, checkTurn(turn.Role, turn.Text))
+		}
+		if m.sel != nil {
+			checkBlock(t, m, m.sel.block.keys, m.sel.upto)
+		}
+		for _, q := range []string{"what did I say about the race?", ""} {
+			checkRoundTrip(t, m, opts, q)
+		}
+	})
+}

@@ -1,0 +1,167 @@
+package byheart
+
+import (
+	"testing"
+	"time"
+)
+
+// The families added by the grammar's second pass, said on Thursday 25 May
+// 2023 unless a case says otherwise.
+
+func TestAnnotateTenseDecidesTheDirection(t *testing.T) {
+	runAnnotate(t, []annotateCase{
+		{name: "a bare weekday in a past sentence is the latest one", text: "I saw her Tuesday and we talked.",
+			want: "I saw her Tuesday [23 May 2023] and we talked."},
+		{name: "a bare weekday in a future sentence is the next one", text: "We're flying out Monday.",
+			want: "We're flying out Monday [29 May 2023]."},
+		{name: "a plan points ahead", text: "I plan to visit on Sunday.", want: "I plan to visit on Sunday [28 May 2023]."},
+		{name: "since a weekday always looks back", text: "It has rained since Monday.",
+			want: "It has rained since Monday [22 May 2023]."},
+		{name: "until a weekday looks ahead without a past verb", text: "The shop is shut until Monday.",
+			want: "The shop is shut until Monday [29 May 2023]."},
+		{name: "a sentence with both tenses is left alone", text: "I told him I'll come on Saturday.",
+			want: "I told him I'll come on Saturday."},
+		{name: "an adjective in -ed is no past tense", text: "I'm so excited for Saturday.", want: "I'm so excited for Saturday."},
+		{name: "a weekday inside a name is left alone", text: "We went shopping on Black Friday and met Wednesday Addams.",
+			want: "We went shopping on Black Friday and met Wednesday Addams."},
+		{name: "a habit is left alone", text: "Every Saturday I swam, and one Sunday I ran.", want: "Every Saturday I swam, and one Sunday I ran."},
+		{name: "a weekday of a named week", text: "We met Friday last week.", want: "We met Friday last week [19 May 2023]."},
+		{name: "her as an object is no owner", text: "I'll see her next week.", want: "I'll see her next week [week of 29 May 2023]."},
+		{name: "her as an owner makes a span", text: "It was her last week at work.", want: "It was her last week at work."},
+		{name: "the weekend with a past verb", text: "I fixed the fence over the weekend.",
+			want: "I fixed the fence over the weekend [weekend of 20 May 2023]."},
+		{name: "the weekend with no verb that says is left alone", text: "I work on the weekend.", want: "I work on the weekend."},
+	})
+}
+
+func TestAnnotateDaysOfTheMonth(t *testing.T) {
+	runAnnotate(t, []annotateCase{
+		{name: "a month and an ordinal ahead", text: "Her birthday is June 3rd.", want: "Her birthday is June 3rd [3 June 2023]."},
+		{name: "a day before its month", text: "We met on 3 May.", want: "We met on 3 May [3 May 2023]."},
+		{name: "the day of the month", text: "It opens on the 3rd of June.", want: "It opens on the 3rd of June [3 June 2023]."},
+		{name: "an ordinal word with of", text: "I'll be there on the fifth of July.", want: "I'll be there on the fifth of July [5 July 2023]."},
+		{name: "a month name with a day after a preposition", text: "The flight was on May 5.", want: "The flight was on May 5 [5 May 2023]."},
+		{name: "a short month name with a day", text: "Due Jun 12, so I will hurry.", want: "Due Jun 12 [12 June 2023], so I will hurry."},
+		{name: "with no verb that says, the far nearer one", text: "Dinner on the 26th?", want: "Dinner on the 26th [26 May 2023]?"},
+		{name: "with no verb that says and no nearer one, both", text: "Around November 20th, I think.",
+			want: "Around November 20th [20 November 2022 or 20 November 2023], I think."},
+		{name: "a date with its year is already whole", text: "We met on June 3rd, 2021 and on 5 May 2022.",
+			want: "We met on June 3rd, 2021 and on 5 May 2022."},
+		{name: "an ordinal that counts floors or quarters is no day", text: "She lives on the 15th floor; we were down in the 4th.",
+			want: "She lives on the 15th floor; we were down in the 4th."},
+		{name: "a bare number before a month word needs its capital", text: "I may 5 times have said it", want: "I may 5 times have said it"},
+		{name: "a leap day in a year that has none is skipped to the last one", when: on(2023, time.March, 10),
+			text: "We married on February 29th.", want: "We married on February 29th [29 February 2020]."},
+		{name: "the 31st skips the months that lack it", when: on(2023, time.May, 2),
+			text: "It closed on the 31st.", want: "It closed on the 31st [31 March 2023]."},
+	})
+}
+
+func TestAnnotateMonthsWithPrepositions(t *testing.T) {
+	runAnnotate(t, []annotateCase{
+		{name: "back in a month is the latest one before this", text: "Back in March we moved.", want: "Back in March [March 2023] we moved."},
+		{name: "since a month", text: "I've been here since January.", want: "I've been here since January [since January 2023]."},
+		{name: "until a month ahead", text: "I'm away until September.", want: "I'm away until September [September 2023]."},
+		{name: "by a month in the past", text: "I had finished by April.", want: "I had finished by April [April 2023]."},
+		{name: "in a month says no year and is left alone", text: "I was born in March.", want: "I was born in March."},
+		{name: "a month with a year is whole", text: "since March 2020", want: "since March 2020"},
+	})
+}
+
+func TestAnnotateNumericDates(t *testing.T) {
+	runAnnotate(t, []annotateCase{
+		{name: "ISO 8601", text: "Paid on 2023-05-20.", want: "Paid on 2023-05-20 [20 May 2023]."},
+		{name: "day first with a year", text: "Due 20/5/2023.", want: "Due 20/5/2023 [20 May 2023]."},
+		{name: "month first with a short year", text: "Due 5/20/23.", want: "Due 5/20/23 [20 May 2023]."},
+		{name: "either order gives both", text: "Due 5/6/2023.", want: "Due 5/6/2023 [6 May or 5 June 2023]."},
+		{name: "without a year after on when the order is certain", text: "See you on 6/20.", want: "See you on 6/20 [20 June 2023]."},
+		{name: "without a year and either order is left alone", text: "See you on 6/7.", want: "See you on 6/7."},
+		{name: "fractions and scores are no dates", text: "I scored 9/10 and ate 1/2 of it, open 24/7.",
+			want: "I scored 9/10 and ate 1/2 of it, open 24/7."},
+		{name: "impossible dates are left alone", text: "2023-02-30 and 31/4/2023 and 2023-13-01",
+			want: "2023-02-30 and 31/4/2023 and 2023-13-01"},
+		{name: "ranges and longer runs are left alone", text: "2020-2023, 1/2/3/4, 2023-05-20-7",
+			want: "2020-2023, 1/2/3/4, 2023-05-20-7"},
+	})
+}
+
+func TestAnnotateHolidays(t *testing.T) {
+	runAnnotate(t, []annotateCase{
+		{name: "last Christmas", text: "last Christmas", want: "last Christmas [25 December 2022]"},
+		{name: "next Christmas Eve", text: "next Christmas Eve", want: "next Christmas Eve [24 December 2023]"},
+		{name: "this Halloween", text: "this Halloween", want: "this Halloween [31 October 2023]"},
+		{name: "for Valentine's Day in a past sentence", text: "He gave me roses for Valentine's Day.",
+			want: "He gave me roses for Valentine's Day [14 February 2023]."},
+		{name: "New Year's Eve ahead", text: "We'll party on New Year's Eve.", want: "We'll party on New Year's Eve [31 December 2023]."},
+		{name: "the Fourth of July", text: "I'll grill on the Fourth of July.", want: "I'll grill on the Fourth of July [4 July 2023]."},
+		{name: "Easter by the computus", text: "We hid eggs at Easter.", want: "We hid eggs at Easter [9 April 2023]."},
+		{name: "Thanksgiving is the fourth Thursday of November", text: "I'll cook for Thanksgiving.",
+			want: "I'll cook for Thanksgiving [23 November 2023]."},
+		{name: "Memorial Day is the last Monday of May", text: "We went camping over Memorial Day.",
+			want: "We went camping over Memorial Day [30 May 2022]."},
+		{name: "Mother's Day is the second Sunday of May", text: "I called her on Mother's Day.",
+			want: "I called her on Mother's Day [14 May 2023]."},
+		{name: "on the day itself it is today", when: on(2023, time.December, 25), text: "We opened gifts on Christmas.",
+			want: "We opened gifts on Christmas [25 December 2023]."},
+		{name: "a holiday as a noun's modifier is left alone", text: "I bought a Christmas tree and a new year planner.",
+			want: "I bought a Christmas tree and a new year planner."},
+		{name: "a holiday with no verb that says is left alone", text: "Christmas is my favourite.", want: "Christmas is my favourite."},
+	})
+}
+
+func TestAnnotateSpansAndNewCounts(t *testing.T) {
+	runAnnotate(t, []annotateCase{
+		{name: "the past few days is about", text: "I've been tired for the past few days.",
+			want: "I've been tired for the past few days [since about 22 May 2023]."},
+		{name: "over the last three years is told to the month", text: "Prices rose over the last three years.",
+			want: "Prices rose over the last three years [since May 2020]."},
+		{name: "within the next N days", text: "I'll reply within the next 3 days.",
+			want: "I'll reply within the next 3 days [until 28 May 2023]."},
+		{name: "within N weeks", text: "It will ship within two weeks.", want: "It will ship within two weeks [until 8 June 2023]."},
+		{name: "the coming week", text: "I'm busy in the coming week.", want: "I'm busy in the coming week [until 1 June 2023]."},
+		{name: "the next week in a past story counts from the story", text: "In the next week, she found a job.",
+			want: "In the next week, she found a job."},
+		{name: "the past week in a past-perfect story counts from the story", text: "She had rested in the past week.",
+			want: "She had rested in the past week."},
+		{name: "several is about three", text: "several days ago", want: "several days ago [about 22 May 2023]"},
+		{name: "around a count is about", text: "around 3 years ago", want: "around 3 years ago [about 2020]"},
+		{name: "a few days back", text: "a few days back", want: "a few days back [about 22 May 2023]"},
+		{name: "two decades ago", text: "two decades ago", want: "two decades ago [about 2003]"},
+		{name: "in N days with is", text: "The exam is in three days.", want: "The exam is in three days [28 May 2023]."},
+		{name: "a week from today", text: "a week from today", want: "a week from today [week of 29 May 2023]"},
+		{name: "in two summers", text: "in two summers' time", want: "in two summers' time [summer 2024]"},
+	})
+}
+
+// TestAnnotateLeavesOtherLanguagesAlone holds the English grammar to its
+// word: sentences in other languages come back unchanged, even where their
+// words look like English date words: German "am" (English "am") before
+// "3 April", "Die", "Tag", "mai", "Monate", "semaine", Dutch "april", and
+// numbers, dashes and slashes that read as dates in any language.
+func TestAnnotateLeavesOtherLanguagesAlone(t *testing.T) {
+	for _, text := range []string{
+		"Letzte Woche war ich in Berlin, und vor drei Tagen habe ich Anna getroffen.",
+		"Am 3 April waren wir in Wien, im August am Meer.",
+		"Die Tage im Juli: 20 Juli, 2023-05-20, 5/20/2023.",
+		"Am Samstag gehen wir ins Kino; die Party ist am 15. Mai.",
+		"Ich habe 2 Monate gewartet, seit März wohne ich hier.",
+		"La semaine dernière, je suis allé à Paris, il y a trois jours.",
+		"On se voit samedi prochain, le 3 mai, ou en mars.",
+		"Hace dos semanas fui a Madrid; el próximo lunes vuelvo.",
+		"Mañana es el 5 de mayo, y ayer fue domingo.",
+		"Nos vemos el 15 de julio o el 2023-07-15; en April no.",
+		"Op 3 april ben ik jarig, en in mei ook.",
+		"На прошлой неделе я был в Москве, а три дня назад вернулся.",
+		"В субботу, 15 мая, мы пойдём в театр.",
+		"上周我去了北京，三天前回来了。",
+		"下个星期六是5月20日。",
+		"先週、東京に行きました。三日前に帰りました。",
+		"来週の土曜日は5月20日です。",
+	} {
+		t.Run(text, func(t *testing.T) {
+			if got := Annotate(text, thursday); got != text {
+				t.Errorf("Annotate(%q) = %q, want it unchanged", text, got)
+			}
+		})
+	}
+}
