@@ -135,7 +135,10 @@ func TestLiveReplayKeepsThePrefixByteIdenticalBetweenRebuilds(t *testing.T) {
 		q := g.next()
 		mustAppendAt(t, m, User, q.Text, q.Time)
 		r := compose(t, m, q.Text)
-		assert.LessOrEqual(t, contextRunes(r), 6000)
+		checkResult(t, m, q.Text, r)
+		for _, k := range r.Recalled {
+			assert.Contains(t, r.Included, k, "call %d: a recalled stretch is included", i)
+		}
 		if i > 0 && !r.Reselected {
 			kept++
 			prefixHeld(t, prev, r, fmt.Sprintf("call %d", i))
