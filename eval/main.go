@@ -42,7 +42,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "external", "speed"}
+var sectionNames = []string{"recall", "temporal", "replay", "policies", "external", "speed"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -159,6 +159,7 @@ type results struct {
 	Recall   *recallResult   `json:"recall,omitempty"`
 	Temporal *temporalResult `json:"temporal,omitempty"`
 	Replay   *replayResult   `json:"replay,omitempty"`
+	Policies *policyResult   `json:"policies,omitempty"`
 	External *externalResult `json:"external,omitempty"`
 	Speed    *speedResult    `json:"speed,omitempty"`
 	// Claims sets the reference's published numbers beside this run's.
@@ -200,6 +201,10 @@ func measure(ds *dataset, budget int, sections map[string]bool, prog *progress) 
 		}},
 		{"replay", func() (err error) {
 			res.Replay, err = measureReplay(ds, budget, lat, prog)
+			return err
+		}},
+		{"policies", func() (err error) {
+			res.Policies, err = measurePolicies(ds, budget, lat, prog)
 			return err
 		}},
 		{"external", func() (err error) {
