@@ -10,9 +10,12 @@
 //	go run ./eval -locomo ../shared/locomo/locomo-dev.json
 //	go run ./eval -budget 10000 -only recall,replay -json
 //	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
+//	go run ./eval -only multilingual -share 0.2    # languages beside their English twins
 //
-// The sections are recall, temporal, replay, external and speed; eval/README.md
-// says what each measures. Tables go to stdout as Markdown, or as one JSON
+// The sections are recall, temporal, replay, external, speed and
+// multilingual; eval/README.md says what each measures. The multilingual
+// section reads its own set (testdata/multilingual.json, or -multilingual
+// FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one JSON
 // object with -json; progress goes to stderr.
 package main
 
@@ -39,7 +42,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "external", "speed"}
+var sectionNames = []string{"recall", "temporal", "replay", "external", "speed", "multilingual"}
 
 // syntheticPath is where the project's own data lives, from the module root.
 const syntheticPath = "testdata/synthetic.json"
@@ -53,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of Markdown tables")
 	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
 	gen := fs.String("gen", "", "write the synthetic data to this file and exit")
+	multilingual := fs.String("multilingual", "", "the multilingual set (default: "+multilingualPath+")")
+	share := fs.Float64("share", defaultShare, "multilingual section: the budget as a share of each conversation's length")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -64,6 +69,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *budget <= 0 {
 		return fmt.Errorf("-budget must be positive, got %d", *budget)
+	}
+	if !(*share > 0 && *share <= 1) {
+		return fmt.Errorf("-share must be in (0, 1], got %g", *share)
 	}
 	sections, err := chooseSections(*only)
 	if err != nil {
@@ -79,9 +87,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := measure(ds, *budget, sections, &progress{w: stderr})
+	prog := &progress{w: stderr}
+	res, err := measure(ds, *budget, sections, prog)
 	if err != nil {
 		return err
+	}
+	if sections["multilingual"] {
+		if *multilingual == "" {
+			if *multilingual, err = findMultilingual(); err != nil {
+				return err
+			}
+		}
+		if res.Multilingual, err = measureMultilingual(*multilingual, *share, prog); err != nil {
+			return fmt.Errorf("multilingual: %w", err)
+		}
 	}
 	if res.Speed != nil {
 		res.Speed.Seconds = time.Since(start).Seconds()
@@ -140,6 +159,8 @@ type results struct {
 	Replay   *replayResult   `json:"replay,omitempty"`
 	External *externalResult `json:"external,omitempty"`
 	Speed    *speedResult    `json:"speed,omitempty"`
+	// Multilingual measures retrieval in other languages on its own set.
+	Multilingual *multilingualResult `json:"multilingual,omitempty"`
 	// Claims sets the reference's published numbers beside this run's.
 	Claims []claim `json:"reference_claims,omitempty"`
 }

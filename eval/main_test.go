@@ -22,7 +22,8 @@ func TestRunPrintsEverySectionAsMarkdown(t *testing.T) {
 	require.NoError(t, run([]string{"-locomo", tinyPath(t), "-budget", "50"}, &out, &errs))
 	for _, heading := range []string{
 		"## Evidence recall at 50 characters", "## Temporal", "## Live replay at 50 characters",
-		"## External admission", "## Speed", "## The reference's published claims (theirs)",
+		"## External admission", "## Speed", "## Languages: evidence recall beside the English twin",
+		"## The reference's published claims (theirs)",
 	} {
 		assert.Contains(t, out.String(), heading)
 	}
