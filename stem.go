@@ -114,11 +114,7 @@ func (tk *tokenizer) candidates() langSet {
 // stem once.
 func (tk *tokenizer) stems(w []byte, cand langSet, fn func(term []byte)) {
 	if cand&(cand-1) == 0 { // one language: stem in place
-		for l := range latinLangs {
-			if cand&(langSet(1)<<l) != 0 {
-				fn(stemmers[l](w))
-			}
-		}
+		fn(stemmers[bits.TrailingZeros8(uint8(cand))](w))
 		return
 	}
 	// Several: each stemmer cuts a copy of its own, and the stems handed
@@ -164,6 +160,10 @@ func (tk *tokenizer) read(text string) {
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
+			if j := tk.asciiWord(text, i); j > i {
+				i = j
+				continue
+			}
 			i++
 			i += tk.ascii(c, text, i)
 			continue
@@ -198,6 +198,30 @@ func (tk *tokenizer) read(text string) {
 	}
 	tk.flush()
 	tk.cjk.end(tk)
+}
+
+// asciiWord appends the run of ASCII letters and digits at text[i:],
+// lower-cased, and returns where it ends: the common case, read without a
+// call per character.
+func (tk *tokenizer) asciiWord(text string, i int) int {
+	j := i
+	for j < len(text) && isASCIIWordByte(text[j]) {
+		j++
+	}
+	if j > i && len(tk.cjk.runes) > 0 {
+		tk.cjk.end(tk)
+	}
+	for _, c := range []byte(text[i:j]) {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		tk.arena = append(tk.arena, c)
+	}
+	return j
+}
+
+func isASCIIWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // ascii reads the ASCII character c (or one folded from its full-width
@@ -250,9 +274,11 @@ func (tk *tokenizer) flush() {
 	if len(w) == 0 {
 		return
 	}
-	if r, n := utf8.DecodeRune(w); n == len(w) && unicode.IsLetter(r) {
-		tk.arena = tk.arena[:tk.start] // lone letters carry no topic
-		return
+	if len(w) <= utf8.UTFMax {
+		if r, n := utf8.DecodeRune(w); n == len(w) && unicode.IsLetter(r) {
+			tk.arena = tk.arena[:tk.start] // lone letters carry no topic
+			return
+		}
 	}
 	kind := latinWord
 	for _, c := range w {
@@ -264,14 +290,15 @@ func (tk *tokenizer) flush() {
 	if kind == otherWord && isCyrillic(w) {
 		kind = cyrillicWord
 	}
-	stop := stopLangs[string(w)]
+	var stop langSet
+	if len(w) < 32 && stopShapes[w[0]]&(1<<len(w)) != 0 {
+		stop = stopLangs[string(w)]
+	}
 	if k := bits.OnesCount8(uint8(stop)); k > 0 {
 		// A word that is a stop word in one language only ("the", "und")
 		// says more than one shared by several ("de", "la").
-		for l := range nLangs {
-			if stop&(langSet(1)<<l) != 0 {
-				tk.hits[l] += hitWeight / k
-			}
+		for s := stop; s != 0; s &= s - 1 {
+			tk.hits[bits.TrailingZeros8(uint8(s))] += hitWeight / k
 		}
 	}
 	tk.words = append(tk.words, word{int32(tk.start), int32(len(tk.arena)), kind, stop})

@@ -51,11 +51,15 @@ func (tk *tokenizer) addCJK(r rune, s script) {
 
 // end ends the run, adding its terms to the tokenizer's words.
 func (run *cjkRun) end(tk *tokenizer) {
+	if len(run.runes) > 0 {
+		run.emit(tk)
+	}
+}
+
+func (run *cjkRun) emit(tk *tokenizer) {
 	rs, s, after := run.runes, run.script, run.after
 	run.script, run.after, run.runes = noScript, noScript, rs[:0]
 	switch {
-	case len(rs) == 0:
-		return
 	case s == hiragana && (after == han || after == katakana || len(rs) == 1):
 		// Okurigana and particles ("食べた", "京都で", "を"): grammar, not
 		// topic.

@@ -120,3 +120,14 @@ var stopLangs = func() map[string]langSet {
 	}
 	return m
 }()
+
+// stopShapes[b] has bit n set when some stop word of n bytes starts with
+// the byte b: most content words fail it and skip the map.
+var stopShapes = func() (shapes [256]uint32) {
+	for w := range stopLangs {
+		if len(w) < 32 {
+			shapes[w[0]] |= 1 << len(w)
+		}
+	}
+	return shapes
+}()

@@ -249,3 +249,18 @@ func FuzzTerms(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTokenizer tokenizes turns of the benchmark chat with one
+// tokenizer, as the index does.
+func BenchmarkTokenizer(b *testing.B) {
+	turns := chat(1, 500)
+	var tk tokenizer
+	n := 0
+	count := func([]byte) { n++ }
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		tk.each(turns[i%len(turns)].Text, count)
+		i++
+	}
+}
