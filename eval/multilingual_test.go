@@ -144,3 +144,20 @@ func FuzzParseMultilingual(f *testing.F) {
 		}
 	})
 }
+
+func TestTerseQuestionsKeepOnlyContentWords(t *testing.T) {
+	conv := &conversation{Questions: []question{
+		{Text: "¿Dónde encontraron las llaves del coche?"},
+		{Text: "Wo wurden die Autoschlüssel gefunden?"},
+		{Text: "车钥匙是在哪里找到的？"},
+		{Text: "what is it?"},
+	}}
+	got := terseQuestions(conv)
+	var texts []string
+	for _, q := range got.Questions {
+		texts = append(texts, q.Text)
+	}
+	assert.Equal(t, []string{"encontraron llaves coche", "Autoschlüssel gefunden", "车钥匙是在哪里找到的", "what is it?"}, texts,
+		"a question with no content word stays as it was")
+	assert.Equal(t, "¿Dónde encontraron las llaves del coche?", conv.Questions[0].Text, "the original is untouched")
+}
