@@ -23,8 +23,9 @@ import (
 // of characters within a run of one script, a run of one character as
 // itself, so that 北京 matches 北京 and not every text holding 北; kana
 // written right after kanji (the endings in 食べた, the particle in 京都で)
-// are left out, so the forms of one verb meet. Other scripts are split at
-// spaces and punctuation.
+// are left out, so the forms of one verb meet, and a Korean word loses its
+// particle (학교에서 is about 학교). Other scripts are split at spaces and
+// punctuation.
 //
 // A custom Retriever or a baseline that wants to tokenize exactly as byheart
 // does can call it.
@@ -73,6 +74,7 @@ const (
 	finalTerm                    // a CJK term, already final
 )
 
+// each hands fn the terms of text, in order.
 func (tk *tokenizer) each(text string, fn func(term []byte)) {
 	tk.read(text)
 	cand := tk.candidates()
