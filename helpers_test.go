@@ -297,7 +297,7 @@ func chatWords(n int) []string {
 		if len(w) < 3 || seen[w] {
 			continue
 		}
-		if _, stop := stopWords[w]; stop {
+		if stopLangs[w]&(1<<english) != 0 {
 			continue
 		}
 		seen[w] = true

@@ -1,15 +1,33 @@
 package byheart
 
 import (
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 )
 
-// Terms returns the index terms the built-in BM25 sees in text, in order:
-// lower-cased words and numbers with English stop words removed and a light
-// stem applied, and each Han, Hiragana, Katakana or Hangul character as a
-// term of its own (those scripts do not separate words with spaces). A
-// custom Retriever or a baseline that wants to tokenize exactly as byheart
+//go:generate sh -c "cd internal/foldgen && GOWORK=off go run . -o ../../stem_fold.go"
+
+// Terms returns the index terms the built-in BM25 sees in text, in order.
+//
+// Letters are folded the way a reader searching would fold them: to lower
+// case, without diacritics ("Café" and "cafe", "Ёлка" and "елка" meet), with
+// full-width forms made ordinary and half-width katakana made full. Words in
+// Latin script lose the stop words and take the light stem of the language
+// the text is in (English, German, French, Spanish, Portuguese or Italian,
+// guessed from its stop words); when a text does not say which (a terse
+// query, a short reply), each word is indexed under the stem of every
+// language it could be in, so the same word meets itself whatever the guess.
+// Cyrillic words take a light Russian stem. Chinese, Japanese and Korean,
+// which do not separate words with spaces, are indexed as overlapping pairs
+// of characters within a run of one script, a run of one character as
+// itself, so that 北京 matches 北京 and not every text holding 北; kana
+// written right after kanji (the endings in 食べた, the particle in 京都で)
+// are left out, so the forms of one verb meet, and a Korean word loses its
+// particle (학교에서 is about 학교). Other scripts are split at spaces and
+// punctuation.
+//
+// A custom Retriever or a baseline that wants to tokenize exactly as byheart
 // does can call it.
 func Terms(text string) []string {
 	var out []string
@@ -18,75 +36,325 @@ func Terms(text string) []string {
 	return out
 }
 
-// tokenizer splits text into terms without allocating per word: each term is
-// built in buf and handed to the callback, which must copy it if it keeps it.
+// tokenizer splits text into terms without allocating per word once its
+// buffers have grown: each term is handed to the callback in a scratch
+// buffer, which the callback must copy if it keeps it.
+//
+// A text is read in two passes: the first folds its words into arena and
+// counts the stop words of each language, the second stems each word by the
+// language that count points to. Only the text itself decides its terms, so
+// a turn, a query and a re-encoded stretch tokenize alike.
 type tokenizer struct {
-	buf []byte
+	arena   []byte // the text's words, folded, end to end
+	words   []word
+	start   int         // where the word being read starts in arena
+	hits    [nLangs]int // stop words seen per language
+	scratch []byte      // a word copied for one of several stems
+	done    []byte      // the stems of one word handed out so far
+	cjk     cjkRun
 }
 
+// hitWeight is what a stop word adds to its languages' counts, shared among
+// them: divisible by every number of languages a word can be shared by.
+const hitWeight = 420
+
+// word is one word of the text, as a span of the tokenizer's arena.
+type word struct {
+	start, end int32
+	kind       wordKind
+	stop       langSet // the languages in which it is a stop word
+}
+
+type wordKind uint8
+
+const (
+	latinWord    wordKind = iota // only the letters a to z: a Latin stemmer applies
+	cyrillicWord                 // only Cyrillic letters: the Russian stemmer applies
+	otherWord                    // numbers, mixed and other scripts: kept as they are
+	finalTerm                    // a CJK term, already final
+)
+
+// each hands fn the terms of text, in order.
 func (tk *tokenizer) each(text string, fn func(term []byte)) {
-	tk.buf = tk.buf[:0]
-	flush := func() {
-		if len(tk.buf) == 0 {
-			return
+	tk.read(text)
+	cand := tk.candidates()
+	for _, w := range tk.words {
+		term := tk.arena[w.start:w.end]
+		switch {
+		case w.kind == finalTerm:
+			fn(term)
+		case w.stop&(cand|langSet(1)<<russian) != 0:
+		case w.kind == cyrillicWord:
+			fn(stemRussian(term))
+		case w.kind == latinWord:
+			tk.stems(term, cand, fn)
+		default:
+			fn(term)
 		}
-		term := tk.buf
-		tk.buf = tk.buf[:0]
-		if len(term) == 1 && term[0] < utf8.RuneSelf && !isDigit(term[0]) {
-			return // lone letters carry no topic
-		}
-		if _, stop := stopWords[string(term)]; stop {
-			return
-		}
-		fn(stem(term))
 	}
+}
+
+// candidates returns the languages a text's Latin words are stemmed in:
+// those with the most stop words in it, or all of them when it has none.
+func (tk *tokenizer) candidates() langSet {
+	best, set := 0, langSet(0)
+	for l := range latinLangs {
+		switch n := tk.hits[l]; {
+		case n > best:
+			best, set = n, langSet(1)<<l
+		case n == best && n > 0:
+			set |= langSet(1) << l
+		}
+	}
+	if set == 0 {
+		return allLatin
+	}
+	return set
+}
+
+// stems hands fn the word's stem in each candidate language, each distinct
+// stem once.
+func (tk *tokenizer) stems(w []byte, cand langSet, fn func(term []byte)) {
+	if cand&(cand-1) == 0 { // one language: stem in place
+		fn(stemmers[bits.TrailingZeros8(uint8(cand))](w))
+		return
+	}
+	// Several: each stemmer cuts a copy of its own, and the stems handed
+	// out so far are kept end to end in done.
+	done := tk.done[:0]
+	var ends [latinLangs]int
+	n := 0
+	for l := range latinLangs {
+		if cand&(langSet(1)<<l) == 0 {
+			continue
+		}
+		tk.scratch = append(tk.scratch[:0], w...)
+		st := stemmers[l](tk.scratch)
+		if seen(done, ends[:n], st) {
+			continue
+		}
+		done = append(done, st...)
+		ends[n] = len(done)
+		n++
+		fn(st)
+	}
+	tk.done = done
+}
+
+// seen reports whether st is one of the strings kept end to end in done,
+// ending at ends.
+func seen(done []byte, ends []int, st []byte) bool {
+	from := 0
+	for _, e := range ends {
+		if string(done[from:e]) == string(st) {
+			return true
+		}
+		from = e
+	}
+	return false
+}
+
+// read is the first pass: it folds text's words into the arena.
+func (tk *tokenizer) read(text string) {
+	tk.arena, tk.words, tk.hits = tk.arena[:0], tk.words[:0], [nLangs]int{}
+	tk.start = 0
+	tk.cjk = cjkRun{runes: tk.cjk.runes[:0]}
 	for i := 0; i < len(text); {
 		c := text[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
-				tk.buf = append(tk.buf, c)
-			case 'A' <= c && c <= 'Z':
-				tk.buf = append(tk.buf, c+'a'-'A')
-			case c == '\'' && len(tk.buf) > 0:
-				i += tk.apostrophe(text, i+1)
+			if j := tk.asciiWord(text, i); j > i {
+				i = j
 				continue
-			default:
-				flush()
 			}
 			i++
+			i += tk.ascii(c, text, i)
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case r == '’' && len(tk.buf) > 0:
-			i += size + tk.apostrophe(text, i+size) - 1
-			continue
-		case isIdeographic(r):
-			flush()
-			tk.buf = utf8.AppendRune(tk.buf, r)
-			flush()
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			tk.buf = utf8.AppendRune(tk.buf, unicode.ToLower(r))
-		default:
-			flush()
-		}
 		i += size
+		switch {
+		case 0xFF01 <= r && r <= 0xFF5E: // full-width ASCII
+			i += tk.ascii(byte(r-0xFEE0), text, i)
+		case isApostrophe(r):
+			i += tk.apostrophe(text, i)
+		case isKana(r) || 0xFF66 <= r && r <= 0xFF9D:
+			r, size = kana(r, text[i:])
+			i += size
+			tk.addCJK(r, scriptOf(r))
+		case r >= 0x2E80 && unicode.Is(unicode.Han, r):
+			tk.addCJK(r, han)
+		case 0xAC00 <= r && r <= 0xD7A3:
+			tk.addCJK(r, hangul)
+		case isDiacritic(r):
+			// dropped: "cafe\u0301" reads as "cafe"
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+			tk.cjk.end(tk)
+			tk.arena = appendFolded(tk.arena, r)
+		case r == 0x00AD || r == 0x200C || r == 0x200D || r == 0x2060 || 0x3099 <= r && r <= 0x309C:
+			// soft hyphens, joiners and stray kana voicing marks sit
+			// inside words
+		default:
+			tk.flush()
+			tk.cjk.end(tk)
+		}
 	}
-	flush()
+	tk.flush()
+	tk.cjk.end(tk)
 }
 
-// apostrophe handles an apostrophe inside a word, with rest starting just
-// after it, and returns how many bytes of text it consumed including the
-// apostrophe itself. A possessive "'s" is dropped ("Ada's" is about
-// Ada); elsewhere the apostrophe is skipped so "don't" becomes "dont",
-// which the stop list knows.
+// asciiWord appends the run of ASCII letters and digits at text[i:],
+// lower-cased, and returns where it ends: the common case, read without a
+// call per character.
+func (tk *tokenizer) asciiWord(text string, i int) int {
+	j := i
+	for j < len(text) && isASCIIWordByte(text[j]) {
+		j++
+	}
+	if j > i && len(tk.cjk.runes) > 0 {
+		tk.cjk.end(tk)
+	}
+	for _, c := range []byte(text[i:j]) {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		tk.arena = append(tk.arena, c)
+	}
+	return j
+}
+
+func isASCIIWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// ascii reads the ASCII character c (or one folded from its full-width
+// form), with rest the index in text just after it, and returns how many
+// bytes after it it consumed.
+func (tk *tokenizer) ascii(c byte, text string, rest int) int {
+	switch {
+	case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		tk.cjk.end(tk)
+		tk.arena = append(tk.arena, c)
+	case 'A' <= c && c <= 'Z':
+		tk.cjk.end(tk)
+		tk.arena = append(tk.arena, c+'a'-'A')
+	case c == '\'':
+		return tk.apostrophe(text, rest)
+	default:
+		tk.flush()
+		tk.cjk.end(tk)
+	}
+	return 0
+}
+
+// apostrophe handles an apostrophe, with rest starting just after it, and
+// returns how many bytes after it it consumed. Inside a word: a French or
+// Italian elision drops what comes before ("l'hôtel" is about "hôtel"); a
+// possessive "'s" is dropped ("Ada's" is about Ada); elsewhere the
+// apostrophe is skipped, so "don't" becomes "dont", which the stop list
+// knows. Anywhere else it ends the word.
 func (tk *tokenizer) apostrophe(text string, rest int) int {
+	w := tk.arena[tk.start:]
+	if len(w) == 0 {
+		tk.cjk.end(tk)
+		return 0
+	}
+	next, _ := utf8.DecodeRuneInString(text[rest:])
+	if unicode.IsLetter(next) && elisions[string(w)] {
+		tk.arena = tk.arena[:tk.start]
+		return 0
+	}
 	if rest < len(text) && (text[rest] == 's' || text[rest] == 'S') &&
 		(rest+1 == len(text) || !isWordByte(text[rest+1])) {
-		return 2
+		return 1
 	}
-	return 1
+	return 0
+}
+
+// flush ends the word being read.
+func (tk *tokenizer) flush() {
+	w := tk.arena[tk.start:]
+	if len(w) == 0 {
+		return
+	}
+	if len(w) <= utf8.UTFMax {
+		if r, n := utf8.DecodeRune(w); n == len(w) && unicode.IsLetter(r) {
+			tk.arena = tk.arena[:tk.start] // lone letters carry no topic
+			return
+		}
+	}
+	kind := latinWord
+	for _, c := range w {
+		if c < 'a' || c > 'z' {
+			kind = otherWord
+			break
+		}
+	}
+	if kind == otherWord && isCyrillic(w) {
+		kind = cyrillicWord
+	}
+	var stop langSet
+	if len(w) < 32 && stopShapes[w[0]]&(1<<len(w)) != 0 {
+		stop = stopLangs[string(w)]
+	}
+	if k := bits.OnesCount8(uint8(stop)); k > 0 {
+		// A word that is a stop word in one language only ("the", "und")
+		// says more than one shared by several ("de", "la").
+		for s := stop; s != 0; s &= s - 1 {
+			tk.hits[bits.TrailingZeros8(uint8(s))] += hitWeight / k
+		}
+	}
+	tk.words = append(tk.words, word{int32(tk.start), int32(len(tk.arena)), kind, stop})
+	tk.start = len(tk.arena)
+}
+
+// addTerm appends a final term, spelled by runes, to the text's words.
+func (tk *tokenizer) addTerm(runes []rune) {
+	for _, r := range runes {
+		tk.arena = utf8.AppendRune(tk.arena, r)
+	}
+	if cjkStop[string(tk.arena[tk.start:])] {
+		tk.arena = tk.arena[:tk.start]
+		return
+	}
+	tk.words = append(tk.words, word{int32(tk.start), int32(len(tk.arena)), finalTerm, 0})
+	tk.start = len(tk.arena)
+}
+
+// appendFolded appends the letter or digit r to w, folded.
+func appendFolded(w []byte, r rune) []byte {
+	for _, b := range foldBlocks {
+		if r < b.lo {
+			break
+		}
+		if int(r-b.lo) < len(b.to) {
+			if s := b.to[r-b.lo]; s != "" {
+				return append(w, s...)
+			}
+			break
+		}
+	}
+	return utf8.AppendRune(w, unicode.ToLower(r))
+}
+
+func isApostrophe(r rune) bool {
+	return r == '’' || r == '‘' || r == 'ʼ' || r == '`' || r == '´'
+}
+
+// isDiacritic reports whether r is a combining mark from the blocks that
+// carry accents for Latin, Greek and Cyrillic. Marks of other scripts (the
+// vowel signs of Devanagari or Thai) are part of their words.
+func isDiacritic(r rune) bool {
+	return 0x0300 <= r && r <= 0x036F || 0x1AB0 <= r && r <= 0x1AFF ||
+		0x1DC0 <= r && r <= 0x1DFF || 0x20D0 <= r && r <= 0x20FF || 0xFE20 <= r && r <= 0xFE2F
+}
+
+func isCyrillic(w []byte) bool {
+	for _, r := range string(w) {
+		if !unicode.Is(unicode.Cyrillic, r) {
+			return false
+		}
+	}
+	return true
 }
 
 func isWordByte(c byte) bool {
@@ -95,114 +363,11 @@ func isWordByte(c byte) bool {
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
-func isIdeographic(r rune) bool {
-	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r))
+// elisions are the French and Italian words that lose their vowel to an
+// apostrophe before the next word ("l'été", "qu'il", "dell'anno").
+var elisions = map[string]bool{
+	"l": true, "d": true, "j": true, "m": true, "n": true, "s": true, "t": true, "c": true,
+	"qu": true, "jusqu": true, "lorsqu": true, "puisqu": true, "quoiqu": true,
+	"un": true, "dell": true, "all": true, "dall": true, "nell": true, "sull": true,
+	"coll": true, "quell": true, "quest": true, "bell": true, "sant": true,
 }
-
-// stem strips common English inflections in place. It is deliberately light:
-// it merges the forms a speaker varies between ("moving", "moved", "movers",
-// "move"; "houses", "house"; "quickly", "quick") and leaves alone short words,
-// numbers and words with non-ASCII letters, where a wrong cut costs more than
-// a missed merge.
-func stem(w []byte) []byte {
-	if len(w) <= 3 {
-		return w
-	}
-	for _, c := range w {
-		if c < 'a' || c > 'z' {
-			return w
-		}
-	}
-	w = plural(w)
-	switch {
-	case hasSuffix(w, "ing") && len(w) >= 6 && hasVowel(w[:len(w)-3]):
-		w = undouble(w[:len(w)-3])
-	case hasSuffix(w, "ed") && len(w) >= 5 && hasVowel(w[:len(w)-2]):
-		w = undouble(w[:len(w)-2])
-	}
-	// A second step, so "volunteering" meets "volunteer" and "volunteers".
-	switch {
-	case hasSuffix(w, "er") && len(w) >= 5 && hasVowel(w[:len(w)-2]):
-		w = undouble(w[:len(w)-2])
-	case hasSuffix(w, "ly") && len(w) >= 6:
-		w = w[:len(w)-2]
-	}
-	if len(w) > 3 && w[len(w)-1] == 'e' {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-func plural(w []byte) []byte {
-	switch {
-	case hasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-2]
-		w[len(w)-1] = 'y'
-	case hasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case hasSuffix(w, "ches") || hasSuffix(w, "shes") || hasSuffix(w, "xes") || hasSuffix(w, "zzes"):
-		w = w[:len(w)-2]
-	case w[len(w)-1] == 's' && !hasSuffix(w, "ss") && !hasSuffix(w, "us") && !hasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
-func undouble(w []byte) []byte {
-	n := len(w)
-	if n >= 2 && w[n-1] == w[n-2] && !isVowel(w[n-1]) && w[n-1] != 'l' && w[n-1] != 's' && w[n-1] != 'z' {
-		return w[:n-1]
-	}
-	return w
-}
-
-func hasSuffix(w []byte, s string) bool {
-	return len(w) >= len(s) && string(w[len(w)-len(s):]) == s
-}
-
-func isVowel(c byte) bool {
-	return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' || c == 'y'
-}
-
-func hasVowel(w []byte) bool {
-	for _, c := range w {
-		if isVowel(c) {
-			return true
-		}
-	}
-	return false
-}
-
-// stopWords are the English function words, question words and chat fillers
-// that say nothing about a conversation's subject, including contractions
-// with the apostrophe removed as the tokenizer leaves them.
-var stopWords = func() map[string]struct{} {
-	words := []string{
-		"about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
-		"are", "aren", "arent", "as", "at", "be", "because", "been", "before", "being", "below",
-		"between", "both", "but", "by", "can", "cant", "cannot", "could", "couldnt", "did", "didnt",
-		"do", "does", "doesnt", "doing", "dont", "down", "during", "each", "either", "else", "even",
-		"ever", "few", "for", "from", "further", "get", "gets", "got", "had", "hadnt", "has",
-		"hasnt", "have", "havent", "having", "he", "hed", "hell", "her", "here", "heres", "hers",
-		"herself", "hes", "hey", "hi", "him", "himself", "his", "how", "hows", "however", "id",
-		"if", "im", "in", "into", "is", "isnt", "it", "its", "itself", "ive", "just", "let",
-		"lets", "like", "ll", "lot", "me", "might", "more", "most", "much", "must", "mustnt",
-		"my", "myself", "no", "nor", "not", "now", "of", "off", "oh", "ok", "okay", "on", "once",
-		"only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "quite",
-		"re", "really", "said", "same", "say", "says", "shall", "shant", "she", "shed", "shell",
-		"shes", "should", "shouldnt", "so", "some", "such", "than", "that", "thats", "the",
-		"their", "theirs", "them", "themselves", "then", "there", "theres", "these", "they",
-		"theyd", "theyll", "theyre", "theyve", "this", "those", "though", "through", "to", "too",
-		"under", "until", "up", "us", "ve", "very", "was", "wasnt", "we", "wed", "well", "were",
-		"werent", "weve", "what", "whats", "when", "whens", "where", "wheres", "which", "while",
-		"who", "whom", "whos", "why", "whys", "will", "with", "wont", "would", "wouldnt", "yeah",
-		"yes", "yet", "you", "youd", "youll", "your", "youre", "yours", "yourself", "yourselves",
-		"youve", "wow", "lol", "hmm", "thanks", "thank",
-	}
-	m := make(map[string]struct{}, len(words))
-	for _, w := range words {
-		m[w] = struct{}{}
-	}
-	return m
-}()

@@ -11,12 +11,15 @@
 //	go run ./eval -locomo FILE -svg out            # the pictures of a LoCoMo run into out/
 //	go run ./eval -budget 10000 -only recall,replay -json
 //	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
+//	go run ./eval -only multilingual -share 0.2    # languages beside their English twins
 //
-// The sections are recall, temporal, replay, external and speed; eval/README.md
-// says what each measures. Tables go to stdout as Markdown, or as one JSON
-// object with -json; progress goes to stderr. The pictures are SVG plots of
-// recall by budget, the cost of each call along a conversation, its running
-// total, and recall against cost.
+// The sections are recall, temporal, replay, external, speed and
+// multilingual; eval/README.md says what each measures. The multilingual
+// section reads its own set (testdata/multilingual.json, or -multilingual
+// FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
+// JSON object with -json; progress goes to stderr. The pictures are SVG plots
+// of recall by budget, the cost of each call along a conversation, its
+// running total, and recall against cost.
 package main
 
 import (
@@ -42,7 +45,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "policies", "external", "speed"}
+var sectionNames = []string{"recall", "temporal", "replay", "policies", "external", "speed", "multilingual"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -61,6 +64,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
 	gen := fs.String("gen", "", "write the synthetic data to this file and exit")
 	svg := fs.String("svg", "", "write the pictures as SVG files into this folder (default: "+plotsPath+" for the synthetic data, none for -locomo; -svg= for none)")
+	multilingual := fs.String("multilingual", "", "the multilingual set (default: "+multilingualPath+")")
+	share := fs.Float64("share", defaultShare, "multilingual section: the budget as a share of each conversation's length")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -72,6 +77,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *budget <= 0 {
 		return fmt.Errorf("-budget must be positive, got %d", *budget)
+	}
+	if !(*share > 0 && *share <= 1) {
+		return fmt.Errorf("-share must be in (0, 1], got %g", *share)
 	}
 	sections, err := chooseSections(*only)
 	if err != nil {
@@ -87,12 +95,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	res, err := measure(ds, *budget, sections, &progress{w: stderr})
+	prog := &progress{w: stderr}
+	res, err := measure(ds, *budget, sections, prog)
 	if err != nil {
 		return err
 	}
-	if err := pictures(ds, res, picturesDir(fs, *svg, *locomo), &progress{w: stderr}); err != nil {
+	if err := pictures(ds, res, picturesDir(fs, *svg, *locomo), prog); err != nil {
 		return err
+	}
+	if sections["multilingual"] {
+		if *multilingual == "" {
+			if *multilingual, err = findMultilingual(); err != nil {
+				return err
+			}
+		}
+		if res.Multilingual, err = measureMultilingual(*multilingual, *share, prog); err != nil {
+			return fmt.Errorf("multilingual: %w", err)
+		}
 	}
 	if res.Speed != nil {
 		res.Speed.Seconds = time.Since(start).Seconds()
@@ -162,6 +181,8 @@ type results struct {
 	Policies *policyResult   `json:"policies,omitempty"`
 	External *externalResult `json:"external,omitempty"`
 	Speed    *speedResult    `json:"speed,omitempty"`
+	// Multilingual measures retrieval in other languages on its own set.
+	Multilingual *multilingualResult `json:"multilingual,omitempty"`
 	// Claims sets the reference's published numbers beside this run's.
 	Claims []claim `json:"reference_claims,omitempty"`
 }

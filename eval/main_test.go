@@ -22,7 +22,8 @@ func TestRunPrintsEverySectionAsMarkdown(t *testing.T) {
 	require.NoError(t, run([]string{"-locomo", tinyPath(t), "-budget", "50"}, &out, &errs))
 	for _, heading := range []string{
 		"## Evidence recall at 50 characters", "## Temporal", "## Live replay at 50 characters",
-		"## External admission", "### Rule 4 end to end", "## Speed", "## The reference's published claims (theirs)",
+		"## External admission", "### Rule 4 end to end", "## Speed", "## Languages: evidence recall beside the English twin",
+		"## The reference's published claims (theirs)",
 	} {
 		assert.Contains(t, out.String(), heading)
 	}

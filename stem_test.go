@@ -1,0 +1,300 @@
+package byheart
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestStemEnglishMergesWordForms(t *testing.T) {
+	groups := [][]string{
+		{"moving", "movers", "moved", "move", "mover", "moves"},
+		{"houses", "house"},
+		{"quickly", "quick"},
+		{"parties", "party"},
+		{"running", "runs", "run"},
+		{"dresses", "dress"},
+		{"watches", "watch", "watched", "watching"},
+	}
+	for _, g := range groups {
+		want := Terms("the " + g[0])
+		require.Len(t, want, 1, g[0])
+		for _, w := range g[1:] {
+			assert.Equal(t, want, Terms("the "+w), "%q and %q must share a stem", g[0], w)
+		}
+	}
+	assert.Equal(t, []string{"quick"}, Terms("the quickly"))
+}
+
+func TestStemEnglishLeavesShortWordsAndNumbersAlone(t *testing.T) {
+	for _, w := range []string{"was", "bus", "gas", "is"} {
+		assert.Equal(t, w, string(stemEnglish([]byte(w))), "%q must not be cut", w)
+	}
+	assert.Equal(t, []string{"bus"}, Terms("the bus"))
+	assert.Equal(t, []string{"2031", "covid19"}, Terms("the 2031 covid19"))
+	assert.NotEqual(t, Terms("the bus"), Terms("the bu"))
+}
+
+func TestTermsLowercasesDropsStopWordsAndSplitsUnspacedScripts(t *testing.T) {
+	cases := []struct {
+		text string
+		want []string
+	}{
+		{"The Movers ARRIVED on Tuesday", []string{"mov", "arriv", "tuesday"}},
+		{"Ada's dog", Terms("Ada dog")},
+		{"Ada’s dog", Terms("Ada dog")},
+		{"I don't know, we didn’t go", []string{"know", "go"}},
+		{"a 5 b x 2031", []string{"5", "2031"}},
+		{"東京に行く", []string{"東京", "行"}},
+		{"Москва, ПАМЯТЬ", []string{"москв", "памят"}},
+		{"what was it that you said?", nil},
+		{"", nil},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, Terms(c.text), "Terms(%q)", c.text)
+	}
+}
+
+func TestTermsFoldCaseAccentsWidthAndApostrophes(t *testing.T) {
+	groups := [][]string{
+		{"the café", "the cafe", "THE CAFÉ", "the cafe\u0301"},
+		{"die Straße", "die STRASSE", "die Strasse"},
+		{"Ёлка", "елка", "ЕЛКА"},
+		{"the ＡＢＣ １２３", "the abc 123"},
+		{"ｺｰﾋｰ", "コーヒー"},
+		{"ｶﾞｲﾄﾞ", "ガイド", "カ\u3099イト\u3099"},
+		{"άλφα", "ΑΛΦΑ", "αλφα"},
+		{"ὁδός", "οδοσ"},
+		{"the ﬁle", "the file"},
+		{"Ada's", "Ada’s", "Adaʼs", "Ada`s", "Ada"},
+		{"São Paulo", "sao paulo"},
+		{"Łódź", "lodz"},
+	}
+	for _, g := range groups {
+		want := Terms(g[0])
+		require.NotEmpty(t, want, g[0])
+		for _, w := range g[1:] {
+			assert.Equal(t, want, Terms(w), "%q and %q must fold alike", g[0], w)
+		}
+	}
+}
+
+// stemOf is the one term a short sentence of stop words and one content
+// word gives, failing the test if it gives another number.
+func stemOf(t *testing.T, text string) string {
+	t.Helper()
+	terms := Terms(text)
+	require.Len(t, terms, 1, "Terms(%q) = %q", text, terms)
+	return terms[0]
+}
+
+func TestTermsStemEachLanguageSoItsInflectionsMeet(t *testing.T) {
+	groups := map[string][]string{
+		"German":       {"die Schwester", "mit den Schwestern"},
+		"German'":      {"der Hund", "mit den Hunden", "des Hundes"},
+		"German''":     {"dem Haus", "in den Häusern", "des Hauses"},
+		"French":       {"ce cheval", "ces chevaux"},
+		"French'":      {"elle est arrivée", "nous sommes arrivés", "pour arriver", "vous arrivez"},
+		"French''":     {"une chienne", "ce chien", "ces chiens"},
+		"Spanish":      {"la llave", "las llaves"},
+		"Spanish'":     {"yo perdí", "dónde perdiste", "él perdió", "lo he perdido", "para perder"},
+		"Spanish''":    {"una luz", "las luces"},
+		"Portuguese":   {"minha canção", "minhas canções"},
+		"Portuguese'":  {"uma viagem", "minhas viagens"},
+		"Portuguese''": {"meu animal", "meus animais"},
+		"Italian":      {"della chiave", "delle chiavi"},
+		"Italian'":     {"mio amico", "miei amici", "mie amiche"},
+		"Russian":      {"память", "о памяти", "с памятью"},
+		"Russian'":     {"Москва", "в Москве", "над Москвой", "в Москву"},
+		"Russian''":    {"новый", "новая", "нового", "новыми"},
+		"Russian'''":   {"ёлка", "на елке"},
+	}
+	for name, g := range groups {
+		want := stemOf(t, g[0])
+		for _, w := range g[1:] {
+			assert.Equal(t, want, stemOf(t, w), "%s: %q and %q must meet", name, g[0], w)
+		}
+	}
+}
+
+func TestTermsStemByTheLanguageTheTextIsIn(t *testing.T) {
+	// "Häuser" and "houses" stem by their own language's rules.
+	assert.Equal(t, []string{"haus"}, Terms("die Häuser"))
+	assert.Equal(t, []string{"hous"}, Terms("the houses"))
+	// A stop word of one language is a word of another: "die" is German's
+	// article and an English verb, "son" a French pronoun and an English noun.
+	assert.Equal(t, []string{"son"}, Terms("my son"))
+	assert.Equal(t, []string{"chat", "chien"}, Terms("son chat est là et son chien"))
+}
+
+func TestTermsOfATextWithNoStopWordsMeetEveryLanguagesStem(t *testing.T) {
+	for _, sentence := range []string{
+		"the keys", "die Schwestern", "ces chevaux", "las llaves", "minhas canções", "delle chiavi",
+	} {
+		stem := stemOf(t, sentence)
+		bare := sentence[strings.IndexByte(sentence, ' ')+1:]
+		assert.Contains(t, Terms(bare), stem, "a terse %q must still meet %q", bare, sentence)
+	}
+	// Each distinct stem once.
+	terms := Terms("Hochzeit")
+	assert.Equal(t, terms, slices.Compact(slices.Clone(terms)))
+}
+
+func TestTermsIndexCJKAsPairsOfCharacters(t *testing.T) {
+	cases := []struct {
+		text string
+		want []string
+	}{
+		{"北京", []string{"北京"}},
+		{"北京大学", []string{"北京", "京大", "大学"}},
+		{"猫！", []string{"猫"}},
+		{"我们去北京", []string{"去北", "北京"}},
+		// Kana right after kanji are endings and particles.
+		{"食べた", []string{"食"}},
+		{"食べます", []string{"食"}},
+		{"京都で新しいカメラを買いました", []string{"京都", "新", "カメ", "メラ", "買"}},
+		// A Korean word loses its particle, and keeps two syllables.
+		{"학교에서", []string{"학교"}},
+		{"학교가", []string{"학교"}},
+		{"아이가", []string{"아이"}},
+		{"iPhone买了", []string{"iphon", "买"}},
+		// Grammatical characters part runs: 的 and 了 are not words' halves.
+		{"我的猫生病了", []string{"猫生", "生病"}},
+		{"我的猫了", []string{"猫"}},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, Terms(c.text), "Terms(%q)", c.text)
+	}
+	assert.Empty(t, intersect(Terms("我在北京工作"), Terms("我在北海道")), "北京 and 北海道 share only 北")
+}
+
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if slices.Contains(b, x) && !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func TestTermsKeepOtherScriptsWhole(t *testing.T) {
+	cases := []struct {
+		text string
+		want []string
+	}{
+		{"สวัสดีครับ ผมชื่อ", []string{"สวัสดีครับ", "ผมชื่อ"}},
+		// A spacing vowel sign is part of its word.
+		{"किताब पढ़ी", []string{"किताब", "पढ़ी"}},
+		{"שָׁלוֹם", []string{"שָׁלוֹם"}},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, Terms(c.text), "Terms(%q)", c.text)
+	}
+}
+
+func TestTermsElideFrenchAndItalianArticles(t *testing.T) {
+	assert.Equal(t, []string{"hotel"}, Terms("dans l'hôtel"))
+	assert.Equal(t, Terms("dans ces hôtels"), Terms("dans l'hôtel"))
+	assert.Equal(t, Terms("anno"), Terms("dell'anno"))
+	assert.Equal(t, []string{"obrien"}, Terms("the O'Brien"), "an English name keeps its letters")
+}
+
+func TestTokenizerForgetsTheTextBefore(t *testing.T) {
+	texts := []string{"die Schwestern und der Hund", "東京に行く", "las llaves", "the keys", "Москва", "猫"}
+	var tk tokenizer
+	for _, a := range texts {
+		for _, b := range texts {
+			tk.each(a, func([]byte) {})
+			var got []string
+			tk.each(b, func(term []byte) { got = append(got, string(term)) })
+			assert.Equal(t, Terms(b), got, "%q after %q", b, a)
+		}
+	}
+}
+
+func TestTokenizerAllocatesNothingPerWordOnceWarm(t *testing.T) {
+	text := strings.Repeat("The movers arrived with Ada's boxes; die Schwestern kamen später. 我们去北京 食べた Москве ", 20)
+	var tk tokenizer
+	n := 0
+	count := func([]byte) { n++ }
+	tk.each(text, count)
+	allocs := testing.AllocsPerRun(20, func() { tk.each(text, count) })
+	assert.Zero(t, allocs)
+}
+
+func FuzzTerms(f *testing.F) {
+	for _, s := range []string{
+		"The Movers ARRIVED on Tuesday", "l'hôtel d'été", "Ada's", "ｶﾞｲﾄﾞ ｺｰﾋｰ", "北京大学",
+		"食べた", "학교에서", "памятью", "cafe\u0301", "'s", "’", "ﾞ", "a'", "ＡＢＣ'ｓ",
+	} {
+		f.Add(s)
+	}
+	var tk tokenizer
+	f.Fuzz(func(t *testing.T, text string) {
+		terms := Terms(text)
+		for _, term := range terms {
+			if term == "" || !utf8.ValidString(term) || strings.ContainsAny(term, " \t\n'’") {
+				t.Fatalf("Terms(%q) holds the bad term %q", text, term)
+			}
+		}
+		var again []string
+		tk.each(text, func(term []byte) { again = append(again, string(term)) })
+		if !slices.Equal(terms, again) {
+			t.Fatalf("a reused tokenizer gives %q, a fresh one %q", again, terms)
+		}
+	})
+}
+
+// BenchmarkTokenizer tokenizes turns of the benchmark chat with one
+// tokenizer, as the index does.
+func BenchmarkTokenizer(b *testing.B) {
+	turns := chat(1, 500)
+	var tk tokenizer
+	n := 0
+	count := func([]byte) { n++ }
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		tk.each(turns[i%len(turns)].Text, count)
+		i++
+	}
+}
+
+func TestComposeFindsTheEvidenceInAnotherInflectionOrScript(t *testing.T) {
+	cases := []struct {
+		name, evidence, filler, other, query, want string
+	}{
+		{"Russian case", "Бабушка оставила мне тетрадь с рецептами.", "Сегодня снова идёт дождь, номер %d.",
+			"дождь", "Что в тетради бабушки?", "тетрадь с рецептами"},
+		{"German plural and umlaut", "Die Schnecken haben alle Tomaten gefressen.", "Heute regnet es wieder, Nummer %d.",
+			"regnet", "Was ist mit der Tomate passiert?", "alle Tomaten"},
+		{"Spanish verb and accent", "Ayer perdí la llave del coche en el parque.", "Hoy llueve otra vez, número %d.",
+			"llueve", "¿Dónde perdiste las llaves?", "llave del coche"},
+		{"a terse query", "Ayer perdí la llave del coche en el parque.", "Hoy llueve otra vez, número %d.",
+			"llueve", "llaves coche", "llave del coche"},
+		{"Chinese pair", "我在北京找到了一家很好的餐厅。", "今天又下雨了，天气预报说明天也会一直下雨，第%d次。",
+			"天气预报", "北京的餐厅叫什么？", "北京"},
+		{"Japanese verb forms", "昨日、駅前の電気屋で新しいカメラを買った。軽くて旅行にぴったり。", "今日もまた雨が降っている、天気予報では明日もずっと雨らしい、%d回目。",
+			"天気予報", "カメラを買いましたか？", "カメラ"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := New(Options{Budget: 400, Stability: -1})
+			mustAppend(t, m, User, c.evidence)
+			mustAppend(t, m, Assistant, "OK.")
+			for i := range 16 {
+				mustAppend(t, m, roleOf(i), fmt.Sprintf(c.filler, i))
+			}
+			setBounds(m, []int{0, 2, 4, 6, 8, 10, 12, 14, 16})
+			require.NotContains(t, contextOf(compose(t, m, c.other)), c.want,
+				"the oldest stretch must not come in for a query about the rest")
+			assert.Contains(t, contextOf(compose(t, m, c.query)), c.want)
+		})
+	}
+}
