@@ -658,6 +658,18 @@ func (q *query) scoreMany(slots []int32) {
 	ix.todo = todo[:0]
 }
 
+// ceiling is the most any text could score for the query: every term the
+// conversation used, saturated, in a text of no length. A stretch's score
+// over it says how much of the query the stretch matches, whatever the
+// query's length.
+func (q *query) ceiling() float64 {
+	total := 0.0
+	for _, idf := range q.idf[:len(q.terms)] {
+		total += idf * (bm25K1 + 1)
+	}
+	return total
+}
+
 // postings is how many postings the query's terms have.
 func (q *query) postings() int {
 	n := 0

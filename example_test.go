@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 // A live chat: append every turn, and before each model call compose the
 // context for the user's newest message.
 func Example() {
-	mem := byheart.New(byheart.Options{}) // 20,000 characters, sticky selection
+	mem := byheart.New(byheart.Options{}) // 20,000 characters, a context that grows by recall
 
 	may8 := time.Date(2023, time.May, 8, 13, 56, 0, 0, time.UTC)
 	mem.AppendAt(byheart.User, "We decided on 55 euro a month for the pro plan.", may8)
@@ -58,6 +59,45 @@ func ExampleMemory_Compose() {
 	fmt.Println(res.Reselected)
 	// Output:
 	// true
+	// true
+}
+
+// A kept context only grows at its end: a later question about something
+// else brings the stretch it needs in a memory part after everything the
+// previous call sent, so that prefix stays in the provider's cache.
+func ExampleResult_Recalled() {
+	mem := byheart.New(byheart.Options{Budget: 1500, Chunk: 200})
+	for i := range 20 {
+		mem.Append(byheart.User, fmt.Sprintf("Note %d: the kitchen renovation needs new tiles and a plumber.", i))
+		mem.Append(byheart.Assistant, "Noted.")
+	}
+	mem.Append(byheart.User, "Ada's flight from Lisbon lands at 18:40 on Friday.")
+	mem.Append(byheart.Assistant, "I will remember the landing time.")
+	for i := range 20 {
+		mem.Append(byheart.User, fmt.Sprintf("Note %d: the garden needs compost and the roses need pruning.", i))
+		mem.Append(byheart.Assistant, "Noted.")
+	}
+	ctx := context.Background()
+	first, _ := mem.Compose(ctx, "What do the roses and the compost need?")
+	next, _ := mem.Compose(ctx, "When does Ada's flight from Lisbon land?")
+
+	parts := func(r byheart.Result) (texts []string) {
+		for _, m := range r.Messages {
+			for _, p := range m.Parts {
+				texts = append(texts, p.Text)
+			}
+		}
+		return texts
+	}
+	before, after := parts(first), parts(next)
+	fmt.Println("rebuilt:", next.Reselected)
+	fmt.Println("recalled:", len(next.Recalled), "stretch")
+	fmt.Println("prefix kept:", slices.Equal(before[:first.StableUpto+1], after[:first.StableUpto+1]))
+	fmt.Println(strings.Contains(after[next.StableUpto], "lands at 18:40"))
+	// Output:
+	// rebuilt: false
+	// recalled: 1 stretch
+	// prefix kept: true
 	// true
 }
 

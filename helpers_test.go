@@ -205,7 +205,7 @@ func sampleMemory(t tb) *Memory {
 	_, err := m.Compose(context.Background(), sampleQuery)
 	require.NoError(t, err)
 	require.NotNil(t, m.sel, "the sample keeps a selection")
-	require.NotEmpty(t, m.sel.keys)
+	require.NotEmpty(t, m.sel.block.keys)
 	return m
 }
 
@@ -519,13 +519,17 @@ type blockEntry struct {
 // continuation line of a turn indented by two spaces after whatever break
 // ended the line before, each turn ended by a newline, and the footer.
 func parseBlock(block string) ([]blockEntry, error) {
-	if !strings.HasPrefix(block, memoryHeader) {
+	header := memoryHeader
+	if strings.HasPrefix(block, recallHeader) {
+		header = recallHeader
+	}
+	if !strings.HasPrefix(block, header) {
 		return nil, errors.New("block does not open with the memory header")
 	}
-	if !strings.HasSuffix(block, memoryFooter) || len(block) < len(memoryHeader)+len(memoryFooter) {
+	if !strings.HasSuffix(block, memoryFooter) || len(block) < len(header)+len(memoryFooter) {
 		return nil, errors.New("block does not end with the memory footer")
 	}
-	body := block[len(memoryHeader) : len(block)-len(memoryFooter)]
+	body := block[len(header) : len(block)-len(memoryFooter)]
 	var out []blockEntry
 	date := ""
 	for i := 0; i < len(body); {
@@ -606,10 +610,19 @@ func sameDay(cur, prev time.Time) bool {
 // blockEntries lists the entries a block of the stretches starting at keys,
 // each cut at upto, must read back as. The caller holds m's lock or owns m.
 func blockEntries(m *Memory, keys []int, upto int) []blockEntry {
+	ends := make([]int, len(keys))
+	for i, k := range keys {
+		ends[i] = min(m.stretchEnd(m.stretchOf(k)), upto)
+	}
+	return quotedEntries(m, keys, ends)
+}
+
+// quotedEntries is what a memory part quoting turns [keys[i], ends[i])
+// holds.
+func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
 	var out []blockEntry
-	for _, k := range keys {
-		end := min(m.stretchEnd(m.stretchOf(k)), upto)
-		for t := k; t < end; t++ {
+	for i, k := range keys {
+		for t := k; t < ends[i]; t++ {
 			e := blockEntry{Role: m.turns[t].Role, Text: m.turns[t].shown}
 			if t == k || !sameDay(m.turns[t].Time, m.turns[t-1].Time) {
 				e.Date = wantDateLine(m.turns[t].Time)
@@ -629,7 +642,7 @@ func checkBlock(t tb, m *Memory, keys []int, upto int) {
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), upto)
 	}
-	block, size := m.renderBlock(keys, ends)
+	block, size := m.renderBlock(keys, ends, memoryHeader)
 	if len(keys) == 0 {
 		require.Empty(t, block)
 		return
@@ -681,6 +694,11 @@ func checkShape(t tb, budget int, query string, r Result) {
 			require.Zero(t, i, "the memory block comes first")
 			_, err := parseBlock(p)
 			require.NoError(t, err)
+		case strings.HasPrefix(p, recallHeader):
+			require.Positive(t, i, "recalled stretches follow what was sent before")
+			_, err := parseBlock(p)
+			require.NoError(t, err)
+			require.LessOrEqual(t, i, r.StableUpto, "recalled stretches join the stable prefix")
 		case strings.HasPrefix(p, externalHeader):
 			require.Equal(t, len(parts)-2, i, "outside material comes just before the query")
 		default:
@@ -724,25 +742,51 @@ func checkResult(t tb, m *Memory, query string, r Result) {
 	if len(parts) > 0 && strings.HasPrefix(parts[len(parts)-1], externalHeader) {
 		parts = parts[:len(parts)-1]
 	}
-	first := 0
-	if m.total > m.opt.Budget {
-		require.NotNil(t, m.sel)
-		first = m.sel.upto
-		if m.sel.block != "" {
-			require.NotEmpty(t, parts)
-			require.Equal(t, m.sel.block, parts[0])
-			got, err := parseBlock(parts[0])
-			require.NoError(t, err)
-			require.Equal(t, blockEntries(m, m.sel.keys, m.sel.upto), got)
+	if m.total <= m.opt.Budget {
+		require.NotContains(t, strings.Join(parts, ""), memoryHeader)
+		require.Len(t, parts, len(m.turns), "below the budget every turn goes out natively")
+		for i, p := range parts {
+			checkNative(t, m, i, p)
+		}
+		return
+	}
+	sel := m.sel
+	require.NotNil(t, sel)
+	require.Less(t, sel.upto, len(m.turns), "the newest turn is always present")
+	checkQuote := func(q quote, header string) {
+		require.NotEmpty(t, parts)
+		require.Equal(t, q.text, parts[0])
+		require.True(t, strings.HasPrefix(parts[0], header), "a memory part opens with its header")
+		got, err := parseBlock(parts[0])
+		require.NoError(t, err)
+		require.Equal(t, quotedEntries(m, q.keys, q.ends), got)
+		parts = parts[1:]
+	}
+	if sel.block.text != "" {
+		checkQuote(sel.block, memoryHeader)
+	}
+	recalls := sel.recalls
+	for turn := sel.upto; turn <= len(m.turns); turn++ {
+		for len(recalls) > 0 && recalls[0].at == turn {
+			checkQuote(recalls[0].quote, recallHeader)
+			recalls = recalls[1:]
+		}
+		if turn < len(m.turns) {
+			require.NotEmpty(t, parts, "every turn since the block goes out natively")
+			checkNative(t, m, turn, parts[0])
 			parts = parts[1:]
 		}
-		require.Less(t, first, len(m.turns), "the newest turn is always present")
-	} else {
-		require.NotContains(t, strings.Join(parts, ""), memoryHeader)
 	}
-	require.Len(t, parts, len(m.turns)-first, "every turn after the block goes out natively")
-	for i, p := range parts {
-		checkNative(t, m, first+i, p)
+	require.Empty(t, parts, "nothing but the log, outside material and the query")
+	quoted := map[int]bool{}
+	for q := range sel.quotes {
+		for i, k := range q.keys {
+			for turn := k; turn < q.ends[i]; turn++ {
+				require.False(t, quoted[turn], "turn %d is quoted twice", turn)
+				require.Less(t, turn, sel.upto, "a quoted turn %d also goes out natively", turn)
+				quoted[turn] = true
+			}
+		}
 	}
 }
 

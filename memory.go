@@ -23,11 +23,13 @@
 //     are quoted chronologically in one memory block, each turn labelled
 //     with its speaker and each stretch with its date. The newest exchange
 //     (the two newest turns) follows as native messages.
-//  3. Keep the selection still. Later queries reuse it while it still serves
-//     (Options.Stability) and the turns since follow it natively, so every
-//     part up to Result.StableUpto repeats byte for byte and the provider's
-//     prompt cache holds until a real change of subject, or the budget,
-//     forces a rebuild (Result.Reselected).
+//  3. Keep the context still: it is a log that only grows at its end. The
+//     turns appended since the block follow it natively; when a later query
+//     needs stretches the context lacks, they are recalled in a new memory
+//     part after everything already sent (Result.Recalled). Every part up to
+//     Result.StableUpto repeats byte for byte on the next call, so the
+//     provider's prompt cache holds, until the log would overrun the budget
+//     and is rebuilt with room to grow (Result.Reselected).
 //  4. Outside knowledge (Options.External) arrives last, and only when it
 //     beats the conversation: its best item must outscore the best stretch
 //     on one index. It sits after the breakpoint, framed as reference
@@ -134,9 +136,14 @@ const (
 	DefaultBudget = 20_000
 	// DefaultChunk is the size at which a stretch closes, in characters.
 	DefaultChunk = 1000
-	// DefaultStability keeps a selection until its best stretches score
-	// below 55% of what a fresh selection's would (see Options.Stability).
-	DefaultStability = 0.45
+	// DefaultStability leaves a kept context alone while its best
+	// stretches score at least 95% of what a rebuild's would (see
+	// Options.Stability): since growing the context keeps its cached
+	// prefix, it pays to top it up early.
+	DefaultStability = 0.05
+	// DefaultRecall is how many stretches one query may recall into a kept
+	// context (see Options.Recall).
+	DefaultRecall = 4
 )
 
 // tuning is every number behind the rules that is a choice rather than a
@@ -156,9 +163,10 @@ type tuning struct {
 	// across the size-made boundary between two stretches, so the talk
 	// beside a strong match is likelier to hold what the query needs.
 	neighbour float64
-	// headroom is the share of the budget a sticky rebuild leaves free, so
-	// the turns that follow can join the context for a while before the
-	// budget forces the next rebuild.
+	// headroom is the share of what a sticky rebuild may spend that it
+	// leaves free, so the turns that follow and the stretches later queries
+	// recall can join the context for a while before the budget forces the
+	// next rebuild.
 	headroom float64
 	// lastTurns is how many of the newest turns follow a rebuilt memory
 	// block as native messages: the last exchange, so the dialogue keeps
@@ -173,6 +181,12 @@ type tuning struct {
 	// them all at once rather than search: below it a pass over every
 	// posting costs less than the bookkeeping of pruning.
 	smallQuery int
+	// cover is the least share of a query's weight (see query.ceiling) a
+	// stretch must match to be recalled into a kept context: a stretch
+	// that shares only a common word or two with a message is not worth a
+	// place in every later call, and chat messages, unlike questions about
+	// the past, are mostly such matches.
+	cover float64
 	// firstK is the size of the first pruned search: enough to cover a fill
 	// of the budget in stretches of the default size with room to pass over
 	// some. maxK is the deepest pruned search; past it a fill scores every
@@ -185,9 +199,10 @@ var defaults = tuning{
 	sessionGap:        time.Hour,
 	boundariesTimeout: 2 * time.Second,
 	neighbour:         0.2,
-	headroom:          0.2,
+	headroom:          0.5,
 	lastTurns:         2,
 	judged:            3,
+	cover:             0.2,
 	smallQuery:        4096,
 	firstK:            48,
 	maxK:              4096,
@@ -198,7 +213,8 @@ var defaults = tuning{
 const maxJudged = 8
 
 // Options configures a Memory. The zero value is the recommended setup: a
-// 20,000-character budget, 1,000-character stretches and a sticky selection.
+// 20,000-character budget, 1,000-character stretches and a sticky context
+// that grows by recall.
 type Options struct {
 	// Budget is the most characters (Unicode code points) the composed
 	// context may hold, framing included, not counting the final query.
@@ -210,16 +226,30 @@ type Options struct {
 	// turns' times closes it too. Zero or less means DefaultChunk.
 	Chunk int
 
-	// Stability says how long a selection is kept. A new query keeps the
-	// previous selection unless the three best-scoring stretches it shows
-	// (in the memory block or the turns after it) score below
-	// (1 − Stability) times the three best a rebuild would bring, or the
-	// budget runs out. Zero means
-	// DefaultStability; values in (0, 1] are stickier as they grow (1 keeps
-	// a selection until the budget forces a rebuild); a negative value
-	// reselects on every query, which suits one-shot questions with no
-	// prompt cache to keep warm.
+	// Stability says how readily a kept context is left as it is. A new
+	// query leaves it alone while the three best stretches it shows (quoted
+	// or among the turns since its block) score at least (1 − Stability)
+	// times the three best a rebuild would bring, or while one of those
+	// three is among the turns since its block (the query carries on the
+	// talk of the moment); otherwise what it lacks is recalled into it (see
+	// Recall). Zero means DefaultStability; values in (0, 1] are stickier as
+	// they grow (1 leaves the context alone until the budget forces a
+	// rebuild); a negative value reselects the whole context on every
+	// query, which suits one-shot questions with no prompt cache to keep
+	// warm.
 	Stability float64
+
+	// Recall is how many stretches one query may add to a kept context
+	// that no longer serves it (see Stability): of the best Recall
+	// stretches a rebuild would pick, those the context lacks, unless they
+	// match too little of the query to be worth it, are quoted in a new
+	// memory part after everything already sent, so the cached prefix
+	// holds and the next call finds them cached too. When they would not
+	// fit the budget, the context is rebuilt instead, to half of what it
+	// may spend, leaving room to grow. Zero means DefaultRecall; a negative
+	// value never recalls: a context that no longer serves is rebuilt
+	// whole, as byheart did before its contexts could grow.
+	Recall int
 
 	// Boundaries, when set, is asked for split points inside a stretch that
 	// is about to close. It sees only that stretch's turns, is called once
@@ -251,6 +281,9 @@ func (o Options) normalized() Options {
 	}
 	if o.Stability == 0 || math.IsNaN(o.Stability) {
 		o.Stability = DefaultStability
+	}
+	if o.Recall == 0 {
+		o.Recall = DefaultRecall
 	}
 	if o.Stability > 1 {
 		o.Stability = 1

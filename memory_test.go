@@ -467,7 +467,9 @@ func TestRedactedTextIsUnreachable(t *testing.T) {
 				assert.NotContains(t, text, "hunter2")
 			}
 			if m.sel != nil {
-				assert.NotContains(t, m.sel.block, "hunter2")
+				for q := range m.sel.quotes {
+					assert.NotContains(t, q.text, "hunter2")
+				}
 			}
 			checkIndex(t, m)
 

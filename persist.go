@@ -11,8 +11,9 @@ import (
 )
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
-// and earlier ones and refuses later ones with ErrVersion.
-const FormatVersion = 1
+// and earlier ones and refuses later ones with ErrVersion. Version 2 added
+// the stretches recalled into a kept context.
+const FormatVersion = 2
 
 // MaxJSON is the most bytes FromJSON reads; larger input is refused with
 // ErrTooLarge before it is parsed.
@@ -40,9 +41,16 @@ type wireTurn struct {
 }
 
 type wireKept struct {
+	Keys    []int        `json:"keys"`
+	Ends    []int        `json:"ends"`
+	Upto    int          `json:"upto"`
+	Recalls []wireRecall `json:"recalls,omitempty"`
+}
+
+type wireRecall struct {
+	At   int   `json:"at"`
 	Keys []int `json:"keys"`
 	Ends []int `json:"ends"`
-	Upto int   `json:"upto"`
 }
 
 // ToJSON returns the memory as JSON: its turns (a redacted turn only as its
@@ -62,8 +70,11 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	for i, s := range m.str {
 		w.Bounds[i] = s.start
 	}
-	if m.sel != nil {
-		w.Selection = &wireKept{Keys: orEmpty(m.sel.keys), Ends: orEmpty(m.sel.ends), Upto: m.sel.upto}
+	if sel := m.sel; sel != nil {
+		w.Selection = &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto}
+		for _, r := range sel.recalls {
+			w.Selection.Recalls = append(w.Selection.Recalls, wireRecall{At: r.at, Keys: r.keys, Ends: r.ends})
+		}
 	}
 	return json.Marshal(w)
 }
@@ -117,8 +128,10 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	}
 	m.restretch(cleanBounds(ints(w.Bounds), len(m.turns)))
 	if s := w.Selection.read(); s != nil && m.validKept(s) {
-		m.sel = &kept{keys: s.Keys, ends: s.Ends, upto: s.Upto}
-		m.sel.block, m.sel.size = m.renderBlock(m.sel.keys, m.sel.ends)
+		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto}
+		for _, r := range s.Recalls {
+			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, recallHeader)})
+		}
 	}
 	return m, nil
 }
@@ -143,9 +156,16 @@ type wireIn struct {
 }
 
 type wireKeptIn struct {
+	Keys    []json.Number  `json:"keys"`
+	Ends    []json.Number  `json:"ends"`
+	Upto    json.Number    `json:"upto"`
+	Recalls []wireRecallIn `json:"recalls"`
+}
+
+type wireRecallIn struct {
+	At   json.Number   `json:"at"`
 	Keys []json.Number `json:"keys"`
 	Ends []json.Number `json:"ends"`
-	Upto json.Number   `json:"upto"`
 }
 
 // ints returns the numbers that are integers an int holds, dropping the rest.
@@ -170,7 +190,16 @@ func (s *wireKeptIn) read() *wireKept {
 	if err != nil || len(keys) != len(s.Keys) || len(ends) != len(s.Ends) {
 		return nil
 	}
-	return &wireKept{Keys: keys, Ends: ends, Upto: upto}
+	k := &wireKept{Keys: keys, Ends: ends, Upto: upto}
+	for _, r := range s.Recalls {
+		keys, ends := ints(r.Keys), ints(r.Ends)
+		at, err := strconv.Atoi(string(r.At))
+		if err != nil || len(keys) != len(r.Keys) || len(ends) != len(r.Ends) {
+			return nil
+		}
+		k.Recalls = append(k.Recalls, wireRecall{At: at, Keys: keys, Ends: ends})
+	}
+	return k
 }
 
 // cleanBounds keeps the boundaries that can be stretch starts of n turns,
@@ -195,22 +224,48 @@ func cleanBounds(bounds []int, n int) []int {
 	return uniq
 }
 
-// validKept reports whether a saved selection names existing stretches, in
-// ascending order, each quoted from its first turn to an end no later than
-// the next one's start or the cut.
+// validKept reports whether a saved selection is one the library could
+// have made: every quote names existing stretches in ascending order, each
+// quoted from its first turn to an end no later than the next one's start
+// or the cut; recalls come in order, between the cut and the last turn; and
+// no turn is quoted twice.
 func (m *Memory) validKept(s *wireKept) bool {
-	if s.Upto < 0 || s.Upto > len(m.turns) || len(s.Ends) != len(s.Keys) {
+	if s.Upto < 0 || s.Upto > len(m.turns) {
 		return false
 	}
-	prev := 0
-	for i, k := range s.Keys {
-		if k < prev || s.Ends[i] <= k || s.Ends[i] > s.Upto {
+	var quoted [][2]int
+	check := func(keys, ends []int) bool {
+		if len(keys) != len(ends) {
 			return false
 		}
-		if j := m.stretchOf(k); j < 0 || m.str[j].start != k {
+		prev := 0
+		for i, k := range keys {
+			if k < prev || ends[i] <= k || ends[i] > s.Upto {
+				return false
+			}
+			if j := m.stretchOf(k); j < 0 || m.str[j].start != k {
+				return false
+			}
+			prev = ends[i]
+			quoted = append(quoted, [2]int{k, ends[i]})
+		}
+		return true
+	}
+	if !check(s.Keys, s.Ends) {
+		return false
+	}
+	at := s.Upto
+	for _, r := range s.Recalls {
+		if r.At < at || r.At > len(m.turns) || len(r.Keys) == 0 || !check(r.Keys, r.Ends) {
 			return false
 		}
-		prev = s.Ends[i]
+		at = r.At
+	}
+	sort.Slice(quoted, func(i, j int) bool { return quoted[i][0] < quoted[j][0] })
+	for i := 1; i < len(quoted); i++ {
+		if quoted[i][0] < quoted[i-1][1] {
+			return false
+		}
 	}
 	return true
 }

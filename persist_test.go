@@ -96,6 +96,110 @@ func TestRestoredSelectionStaysSticky(t *testing.T) {
 	prefixHeld(t, r2, r3, "after a restart the selection extends as before")
 }
 
+// recalledMemory returns a memory whose kept context has grown by a recall,
+// with the options it was made with.
+func recalledMemory(t *testing.T) (*Memory, Options) {
+	t.Helper()
+	opts := Options{Budget: 1500, Stability: 0.5}
+	m := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
+	compose(t, m, "the greenhouse tomatoes and compost")
+	r := compose(t, m, "the kubernetes canary rollback")
+	require.NotEmpty(t, r.Recalled, "the fixture needs a recall")
+	return m, opts
+}
+
+func TestRestoredLogKeepsItsRecallsAndComposesAsTheOriginal(t *testing.T) {
+	t.Parallel()
+	m, opts := recalledMemory(t)
+	data, err := m.ToJSON()
+	require.NoError(t, err)
+	m2, err := FromJSON(throughJSON(t, data), opts)
+	require.NoError(t, err)
+	require.NotNil(t, m2.sel)
+	require.Len(t, m2.sel.recalls, len(m.sel.recalls))
+	again, err := m2.ToJSON()
+	require.NoError(t, err)
+	assert.Equal(t, string(data), string(again), "a restored log writes the same bytes")
+	for _, q := range []string{"the kubernetes canary rollback", "the greenhouse tomatoes", "our trip to Kyoto"} {
+		want, got := compose(t, m, q), compose(t, m2, q)
+		assert.Equal(t, want, got, "query %q", q)
+	}
+}
+
+func TestFromJSONReadsAVersionOneSave(t *testing.T) {
+	t.Parallel()
+	opts := Options{Budget: 1500, Stability: 0.5}
+	m := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
+	r1 := compose(t, m, "the greenhouse tomatoes and compost")
+	data, err := m.ToJSON()
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(data, &doc))
+	doc["version"] = 1 // a version 1 save: the same shape, without recalls
+	delete(doc["selection"].(map[string]any), "recalls")
+	old, err := json.Marshal(doc)
+	require.NoError(t, err)
+
+	m2, err := FromJSON(old, opts)
+	require.NoError(t, err)
+	require.NotNil(t, m2.sel, "a version 1 selection is read")
+	r2 := compose(t, m2, "the greenhouse tomatoes and compost")
+	assert.False(t, r2.Reselected)
+	prefixHeld(t, r1, r2, "a version 1 save keeps its cache warm")
+}
+
+func TestFromJSONDropsARecallTheLibraryCouldNotHaveMade(t *testing.T) {
+	t.Parallel()
+	m, opts := recalledMemory(t)
+	data, err := m.ToJSON()
+	require.NoError(t, err)
+	sel := m.sel
+	n := m.Len()
+	block := sel.block.keys[0]
+	for name, bad := range map[string]map[string]any{
+		"quotes a block turn again":   {"at": n, "keys": []int{block}, "ends": []int{sel.block.ends[0]}},
+		"placed before the cut":       {"at": sel.upto - 1, "keys": []int{0}, "ends": []int{1}},
+		"placed after the last turn":  {"at": n + 1, "keys": []int{0}, "ends": []int{1}},
+		"quotes a turn sent natively": {"at": n, "keys": []int{0}, "ends": []int{sel.upto + 1}},
+		"quotes nothing":              {"at": n, "keys": []int{}, "ends": []int{}},
+		"names no stretch":            {"at": n, "keys": []int{1}, "ends": []int{2}},
+		"ends before it starts":       {"at": n, "keys": []int{0}, "ends": []int{0}},
+		"a key without its end":       {"at": n, "keys": []int{0}, "ends": []int{}},
+		"a place past any int":        {"at": 1e30, "keys": []int{0}, "ends": []int{1}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var doc map[string]any
+			require.NoError(t, json.Unmarshal(data, &doc))
+			s := doc["selection"].(map[string]any)
+			s["recalls"] = append(s["recalls"].([]any), bad)
+			crafted, err := json.Marshal(doc)
+			require.NoError(t, err)
+			m2, err := FromJSON(crafted, opts)
+			require.NoError(t, err, "a bad selection is dropped, not refused")
+			assert.Nil(t, m2.sel)
+			r := compose(t, m2, "the kubernetes canary rollback")
+			assert.True(t, r.Reselected)
+			checkResult(t, m2, "the kubernetes canary rollback", r)
+		})
+	}
+	// Recalls out of order.
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(data, &doc))
+	s := doc["selection"].(map[string]any)
+	first := s["recalls"].([]any)[0].(map[string]any)
+	s["recalls"] = []any{map[string]any{"at": n, "keys": []int{6}, "ends": []int{12}}, first}
+	first["at"] = sel.upto
+	crafted, err := json.Marshal(doc)
+	require.NoError(t, err)
+	m2, err := FromJSON(crafted, opts)
+	require.NoError(t, err)
+	assert.Nil(t, m2.sel, "recalls placed out of order")
+
+	// A recall that is not numbers is malformed data, as a selection is.
+	_, err = FromJSON([]byte(strings.Replace(string(data), `"at":`, `"at":"soon","was":`, 1)), opts)
+	assert.ErrorIs(t, err, ErrFormat)
+}
+
 func TestToJSONWritesTheFormatVersion(t *testing.T) {
 	t.Parallel()
 	m := New(Options{})
@@ -163,7 +267,7 @@ func TestFromJSONRefusesMalformedDataNamingTheProblem(t *testing.T) {
 		{"negative version", func(*testing.T) []byte { return []byte(`{"version":-1}`) }, ErrFormat, "version"},
 		{"version as a string", func(*testing.T) []byte { return []byte(`{"version":"1"}`) }, ErrFormat, "version"},
 		{"fractional version", func(*testing.T) []byte { return []byte(`{"version":1.5}`) }, ErrFormat, "version"},
-		{"version from the future", func(*testing.T) []byte { return []byte(`{"version":2,"turns":[]}`) }, ErrVersion, "version 2"},
+		{"version from the future", func(*testing.T) []byte { return fmt.Appendf(nil, `{"version":%d,"turns":[]}`, FormatVersion+1) }, ErrVersion, fmt.Sprintf("version %d", FormatVersion+1)},
 		{"version far in the future", func(*testing.T) []byte { return []byte(`{"version":9223372036854775807}`) }, ErrVersion, "version"},
 		{"version past int64", func(*testing.T) []byte { return []byte(`{"version":1e30}`) }, ErrFormat, "version"},
 		{"version past float64", func(*testing.T) []byte { return []byte(`{"version":1e400}`) }, ErrFormat, "version"},
@@ -553,7 +657,7 @@ func FuzzFromJSON(f *testing.F) {
 			require.NoError(t, checkTurn(turn.Role, turn.Text))
 		}
 		if m.sel != nil {
-			checkBlock(t, m, m.sel.keys, m.sel.upto)
+			checkBlock(t, m, m.sel.block.keys, m.sel.upto)
 		}
 		for _, q := range []string{"what did I say about the race?", ""} {
 			checkRoundTrip(t, m, opts, q)

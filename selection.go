@@ -4,19 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
-
-// kept is the selection a composition is built from between rebuilds.
-// Identity is by each stretch's first turn, so a rewrite of the boundaries
-// finds the same stretches or, if they are gone, forces a rebuild.
-type kept struct {
-	keys  []int  // first turn of each selected stretch, ascending
-	ends  []int  // where each one's quote ends: its end when selected, or upto
-	upto  int    // turns before upto appear only through the block; turns from upto on follow natively
-	block string // the rendered memory block; "" when no stretch fits
-	size  int    // characters of block
-}
 
 // ranking is one query's score for every stretch: computed on demand for
 // the built-in BM25, all at once for a Retriever.
@@ -312,51 +302,6 @@ func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
 	}
 	sort.Ints(keys)
 	return keys, picked
-}
-
-// strength is the summed score of the judged best stretches a kept
-// selection shows, in its block or in the turns that follow it; ok is false
-// when a stretch it names no longer exists.
-func (rk *ranking) strength(sel *kept) (float64, bool) {
-	m := rk.m
-	judged := m.tune.judged
-	var buf [maxJudged]float64
-	best := buf[:judged]
-	push := func(v float64) {
-		for i := range best {
-			if v > best[i] {
-				copy(best[i+1:], best[i:judged-1])
-				best[i] = v
-				return
-			}
-		}
-	}
-	for _, k := range sel.keys {
-		s := m.stretchOf(k)
-		if s < 0 || m.str[s].start != k {
-			return 0, false
-		}
-		push(rk.score(s))
-	}
-	if sel.upto < len(m.turns) {
-		for s := m.stretchOf(sel.upto); s < len(m.str); s++ {
-			push(rk.score(s))
-		}
-	}
-	total := 0.0
-	for _, v := range best {
-		total += v
-	}
-	return total, true
-}
-
-// freshStrength is the same measure for the stretches a rebuild would pick.
-func (rk *ranking) freshStrength(picked []int) float64 {
-	total := 0.0
-	for i := 0; i < rk.m.tune.judged && i < len(picked); i++ {
-		total += rk.score(picked[i])
-	}
-	return total
 }
 
 // chooseBM25 is choose for the built-in ranking, with the same result.
@@ -790,36 +735,228 @@ func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
 	return out, true
 }
 
-// reselect applies rule 3 for a composition over the budget: the kept
-// selection stays if it still serves, else a fresh one replaces it. It
-// reports whether it rebuilt. reserve is what a rebuild must leave free for
-// outside material.
-func (m *Memory) reselect(rk *ranking, reserve int) bool {
-	if m.keep(rk, m.opt.Budget) != nil {
+// Rule 3 keeps the context still by treating it as an append-only log. A
+// provider's prompt cache needs only the prefix of a call to repeat, so the
+// context a rebuild makes is kept and only ever grows at its end: the turns
+// appended since follow it as native messages, and when a query needs
+// stretches the context lacks, they are quoted in a new memory part after
+// everything already sent, so every earlier part stays byte for byte what
+// the cache holds. The log is rebuilt (compacted) only when it would
+// overrun the budget, to a fill that leaves it room to grow again.
+
+// kept is the log: the memory block of the last rebuild, then the turns
+// from upto on as native messages, with recalled stretches quoted between
+// them where queries needed them. Stretches are named by their first turn,
+// so a rewrite of the boundaries finds the same stretches or, if they are
+// gone, forces a rebuild.
+type kept struct {
+	block   quote
+	upto    int      // turns before upto appear only where quoted; turns from upto on follow natively
+	recalls []recall // in the order they were made
+}
+
+// quote is one memory part: stretches quoted in time order.
+type quote struct {
+	keys []int  // first turn of each stretch, ascending
+	ends []int  // where each one's quote ends: the stretch's end when quoted, or upto
+	text string // the rendered part; "" when it quotes nothing
+	size int    // characters of text
+}
+
+// recall is a quote appended to the log after the turns before at.
+type recall struct {
+	at int
+	quote
+}
+
+// covers reports whether turn t is quoted.
+func (q *quote) covers(t int) bool {
+	i := sort.SearchInts(q.keys, t+1) - 1
+	return i >= 0 && t < q.ends[i]
+}
+
+// covers reports whether turn t is in the log, quoted or native.
+func (sel *kept) covers(t int) bool {
+	if t >= sel.upto || sel.block.covers(t) {
+		return true
+	}
+	for i := range sel.recalls {
+		if sel.recalls[i].covers(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// quotes yields the log's quotes in order, the block first.
+func (sel *kept) quotes(yield func(*quote) bool) {
+	if !yield(&sel.block) {
+		return
+	}
+	for i := range sel.recalls {
+		if !yield(&sel.recalls[i].quote) {
+			return
+		}
+	}
+}
+
+// quote renders turns [keys[i], ends[i]) for each i as one memory part.
+func (m *Memory) quote(keys, ends []int, header string) quote {
+	text, size := m.renderBlock(keys, ends, header)
+	return quote{keys: keys, ends: ends, text: text, size: size}
+}
+
+// reselect applies rule 3 to a composition over the budget. The log is
+// kept as it is while it serves the query: while the best stretches it
+// shows score at least (1 − Stability) of what a rebuild would bring, or one
+// of the best a rebuild would bring is among the turns since the last
+// rebuild, so that the query carries on the talk of the moment. Otherwise
+// the best stretches it lacks are recalled into it (see missing). It is
+// rebuilt only when it no longer matches the conversation, already
+// overruns the budget, or cannot take the recall. reserve is what a rebuild
+// leaves free for outside material. It reports whether it rebuilt and the
+// first turn of each stretch it recalled.
+func (m *Memory) reselect(rk *ranking, reserve int) (rebuilt bool, recalled []int) {
+	sel := m.sel
+	if sel == nil || m.opt.Stability < 0 || !m.current(sel) || m.logSize(sel) > m.opt.Budget {
+		m.rebuild(rk, reserve)
+		return true, nil
+	}
+	cut := m.cut()
+	_, picked := rk.choose(cut, m.capacity(cut, 0), max(m.tune.judged, m.opt.Recall))
+	if m.serves(rk, sel, picked) {
+		return false, nil
+	}
+	if m.opt.Recall < 0 {
+		m.rebuild(rk, reserve)
+		return true, nil
+	}
+	keys := m.missing(rk, sel, picked)
+	if len(keys) == 0 {
+		return false, nil
+	}
+	ends := make([]int, len(keys))
+	for i, k := range keys {
+		ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
+	}
+	q := m.quote(keys, ends, recallHeader)
+	if m.logSize(sel)+q.size > m.opt.Budget {
+		m.rebuild(rk, reserve)
+		return true, nil
+	}
+	sel.recalls = append(sel.recalls, recall{at: len(m.turns), quote: q})
+	return false, keys
+}
+
+// serves reports whether the log serves a query for which a rebuild would
+// pick picked, best first.
+func (m *Memory) serves(rk *ranking, sel *kept, picked []int) bool {
+	if rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked) {
+		return true
+	}
+	if m.opt.Recall < 0 {
+		return false // keep or rebuild: the rule before logs could grow
+	}
+	for i := 0; i < m.tune.judged && i < len(picked); i++ {
+		if m.str[picked[i]].start >= sel.upto {
+			return true
+		}
+	}
+	return false
+}
+
+// missing returns, ascending, the first turns of the stretches among the
+// best Recall a rebuild would pick that the log lacks, leaving out those
+// that match too little of the query to be worth their place (cover).
+func (m *Memory) missing(rk *ranking, sel *kept, picked []int) []int {
+	floor := 0.0
+	if rk.q != nil {
+		floor = m.tune.cover * rk.q.ceiling()
+	}
+	var keys []int
+	for i, s := range picked {
+		if i == m.opt.Recall || rk.score(s) < floor {
+			break
+		}
+		if k := m.str[s].start; !sel.covers(k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Ints(keys)
+	return keys
+}
+
+// current reports whether the log still matches the conversation: the
+// turns it places are there and every stretch it quotes still starts where
+// it did.
+func (m *Memory) current(sel *kept) bool {
+	if sel.upto > len(m.turns) {
 		return false
 	}
-	m.rebuild(rk, m.opt.Budget, reserve)
+	for q := range sel.quotes {
+		for _, k := range q.keys {
+			if s := m.stretchOf(k); s < 0 || m.str[s].start != k {
+				return false
+			}
+		}
+	}
+	for _, r := range sel.recalls {
+		if r.at > len(m.turns) {
+			return false
+		}
+	}
 	return true
 }
 
-// keep returns the kept selection if it still serves: every stretch it names
-// exists, the block and the turns since fit the budget, and its best
-// stretches score at least (1 − Stability) of what a rebuild would bring.
-func (m *Memory) keep(rk *ranking, budget int) *kept {
-	sel := m.sel
-	if sel == nil || m.opt.Stability < 0 || sel.upto > len(m.turns) {
-		return nil
+// logSize is the characters the log takes: its quotes and its native turns.
+func (m *Memory) logSize(sel *kept) int {
+	n := m.tailCost(sel.upto)
+	for q := range sel.quotes {
+		n += q.size
 	}
-	if sel.size+m.tailCost(sel.upto) > budget {
-		return nil
+	return n
+}
+
+// strength is the summed score of the judged best stretches the log shows,
+// quoted or native.
+func (rk *ranking) strength(sel *kept) float64 {
+	m := rk.m
+	judged := m.tune.judged
+	var buf [maxJudged]float64
+	best := buf[:judged]
+	push := func(v float64) {
+		for i := range best {
+			if v > best[i] {
+				copy(best[i+1:], best[i:judged-1])
+				best[i] = v
+				return
+			}
+		}
 	}
-	cut := m.cut()
-	_, picked := rk.choose(cut, m.capacity(budget, cut, 0), m.tune.judged)
-	have, ok := rk.strength(sel)
-	if !ok || have < (1-m.opt.Stability)*rk.freshStrength(picked) {
-		return nil
+	for q := range sel.quotes {
+		for _, k := range q.keys {
+			push(rk.score(m.stretchOf(k)))
+		}
 	}
-	return sel
+	if sel.upto < len(m.turns) {
+		for s := m.stretchOf(sel.upto); s < len(m.str); s++ {
+			push(rk.score(s))
+		}
+	}
+	total := 0.0
+	for _, v := range best {
+		total += v
+	}
+	return total
+}
+
+// freshStrength is the same measure for the stretches a rebuild would pick.
+func (rk *ranking) freshStrength(picked []int) float64 {
+	total := 0.0
+	for i := 0; i < rk.m.tune.judged && i < len(picked); i++ {
+		total += rk.score(picked[i])
+	}
+	return total
 }
 
 // cut is where a rebuild's native tail starts: the newest turns that fit
@@ -839,13 +976,14 @@ func (m *Memory) cut() int {
 }
 
 // capacity is what a rebuild may spend on stretches, given the tail from cut
-// and reserve characters set aside.
-func (m *Memory) capacity(budget, cut, reserve int) int {
-	fill := budget
+// and reserve characters set aside. A sticky rebuild spends only part of it
+// (1 − headroom), leaving the log room to grow into.
+func (m *Memory) capacity(cut, reserve int) int {
+	c := m.opt.Budget - m.tailCost(cut) - reserve - memoryFraming
 	if m.opt.Stability >= 0 {
-		fill = int(float64(budget) * (1 - m.tune.headroom))
+		c = int(float64(c) * (1 - m.tune.headroom))
 	}
-	return fill - m.tailCost(cut) - reserve - memoryFraming
+	return c
 }
 
 // tailCost is the characters of turns from t on as native parts.
@@ -857,33 +995,39 @@ func (m *Memory) tailCost(t int) int {
 	return n
 }
 
-// rebuild makes a fresh selection for the ranking and keeps it.
-func (m *Memory) rebuild(rk *ranking, budget, reserve int) {
+// rebuild starts a new log: a fresh selection for the ranking, quoted in
+// the memory block, and the newest turns.
+func (m *Memory) rebuild(rk *ranking, reserve int) {
 	cut := m.cut()
-	keys, _ := rk.choose(cut, m.capacity(budget, cut, reserve), 0)
-	sel := &kept{keys: keys, ends: make([]int, len(keys)), upto: cut}
-	for i, k := range keys {
-		sel.ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
+	keys, _ := rk.choose(cut, m.capacity(cut, reserve), 0)
+	if len(keys) == 0 && m.opt.Stability >= 0 {
+		// The headroom must not cost the query its best stretch.
+		keys, _ = rk.choose(cut, m.opt.Budget-m.tailCost(cut)-reserve-memoryFraming, 1)
 	}
-	sel.block, sel.size = m.renderBlock(sel.keys, sel.ends)
-	m.sel = sel
+	ends := make([]int, len(keys))
+	for i, k := range keys {
+		ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
+	}
+	m.sel = &kept{block: m.quote(keys, ends, memoryHeader), upto: cut}
 }
 
-// included lists the first turn of each stretch the current selection shows,
-// in the block or natively.
+// included lists, ascending, the first turn of each stretch the log shows,
+// quoted or native.
 func (m *Memory) included() []int {
+	sel := m.sel
 	var inc []int
-	for i, k := range m.sel.keys {
-		for s := m.stretchOf(k); s < len(m.str) && m.str[s].start < m.sel.ends[i]; s++ {
-			inc = append(inc, m.str[s].start)
-		}
-	}
-	if m.sel.upto < len(m.turns) {
-		for s := m.stretchOf(m.sel.upto); s < len(m.str); s++ {
-			if k := m.str[s].start; len(inc) == 0 || inc[len(inc)-1] != k {
-				inc = append(inc, k)
+	for q := range sel.quotes {
+		for i, k := range q.keys {
+			for s := m.stretchOf(k); s < len(m.str) && m.str[s].start < q.ends[i]; s++ {
+				inc = append(inc, m.str[s].start)
 			}
 		}
 	}
-	return inc
+	if sel.upto < len(m.turns) {
+		for s := m.stretchOf(sel.upto); s < len(m.str); s++ {
+			inc = append(inc, m.str[s].start)
+		}
+	}
+	sort.Ints(inc)
+	return slices.Compact(inc)
 }

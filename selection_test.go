@@ -54,23 +54,38 @@ func TestStickySelectionSurvivesRepeatedAndSimilarQueries(t *testing.T) {
 	}
 }
 
-func TestChangeOfSubjectReselectsUnlessStabilityIsOne(t *testing.T) {
+func TestChangeOfSubjectRecallsIntoTheLogOrRebuildsWhenRecallIsOff(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		stability float64
-		reselect  bool
-	}{{0.3, true}, {0.5, true}, {0.9, true}, {1, false}} {
-		t.Run(fmt.Sprint(c.stability), func(t *testing.T) {
-			m := topicMemory(t, Options{Budget: 1500, Stability: c.stability}, 6, "deploy", "garden", "travel", "music")
+		name      string
+		opts      Options
+		rebuild   bool
+		recall    bool
+		newStarts bool // the new subject's stretch reaches the context
+	}{
+		{"recalled at the end of the log", Options{Stability: 0.5}, false, true, true},
+		{"recalled at stability 0.9", Options{Stability: 0.9}, false, true, true},
+		{"kept as it is at stability 1", Options{Stability: 1}, false, false, false},
+		{"rebuilt when recall is off", Options{Stability: 0.5, Recall: -1}, true, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.opts.Budget = 1500
+			m := topicMemory(t, c.opts, 6, "deploy", "garden", "travel", "music")
 			first := compose(t, m, "the greenhouse tomatoes and compost")
 			require.NotContains(t, first.Included, 0)
 
 			r := compose(t, m, "the kubernetes canary rollback")
-			assert.Equal(t, c.reselect, r.Reselected)
-			if c.reselect {
-				assert.Contains(t, r.Included, 0, "the new subject's stretch must come in")
+			assert.Equal(t, c.rebuild, r.Reselected)
+			assert.Equal(t, c.newStarts, slices.Contains(r.Included, 0), "the new subject's stretch")
+			if c.recall {
+				assert.Equal(t, []int{0}, r.Recalled)
+				parts := flat(r)
+				assert.True(t, strings.HasPrefix(parts[r.StableUpto], recallHeader), "the recall ends the stable prefix")
 			} else {
-				prefixHeld(t, first, r, "stability 1 keeps the selection")
+				assert.Empty(t, r.Recalled)
+			}
+			if !c.rebuild {
+				prefixHeld(t, first, r, "a kept log only grows")
 			}
 		})
 	}
@@ -89,7 +104,7 @@ func TestBudgetOverflowReselectsAsTurnsAccumulate(t *testing.T) {
 		mustAppend(t, m, User, q)
 		mustAppend(t, m, Assistant, topicTurn("garden", i+1))
 		m.mu.Lock()
-		overflow := m.sel.size+m.tailCost(m.sel.upto) > budget
+		overflow := m.logSize(m.sel) > budget
 		m.mu.Unlock()
 
 		r := compose(t, m, q)
@@ -120,7 +135,10 @@ func TestLiveReplayKeepsThePrefixByteIdenticalBetweenRebuilds(t *testing.T) {
 		q := g.next()
 		mustAppendAt(t, m, User, q.Text, q.Time)
 		r := compose(t, m, q.Text)
-		assert.LessOrEqual(t, contextRunes(r), 6000)
+		checkResult(t, m, q.Text, r)
+		for _, k := range r.Recalled {
+			assert.Contains(t, r.Included, k, "call %d: a recalled stretch is included", i)
+		}
 		if i > 0 && !r.Reselected {
 			kept++
 			prefixHeld(t, prev, r, fmt.Sprintf("call %d", i))
@@ -139,7 +157,7 @@ func TestSelectionIsKeyedByFirstTurnAcrossABoundaryRewrite(t *testing.T) {
 	m := New(Options{Budget: 1500, Stability: 0.9})
 	fill(t, m, 80, "discussing the deploy and migration rollback, filler")
 	r1 := compose(t, m, "deploy rollback migrations")
-	keys := append([]int(nil), m.sel.keys...)
+	keys := append([]int(nil), m.sel.block.keys...)
 	require.NotEmpty(t, keys)
 
 	// Split every stretch in two: every position changes, every first turn
@@ -169,7 +187,7 @@ func TestSelectionWhoseStretchVanishedIsRebuilt(t *testing.T) {
 	m := New(Options{Budget: 1500, Stability: 1})
 	fill(t, m, 80, "discussing the deploy and migration rollback, filler")
 	compose(t, m, "deploy rollback migrations")
-	keys := append([]int(nil), m.sel.keys...)
+	keys := append([]int(nil), m.sel.block.keys...)
 	require.NotEmpty(t, keys)
 	var merged []int
 	for _, b := range m.Bounds() {
@@ -202,7 +220,7 @@ func TestAKeptQuoteKeepsItsTurnsWhenTheHookSplitsItsStretch(t *testing.T) {
 	}
 	r1 := compose(t, m, "lighthouse keeper")
 	open := m.str[len(m.str)-1].start
-	require.Contains(t, m.sel.keys, open, "the open stretch, cut at the tail, is quoted")
+	require.Contains(t, m.sel.block.keys, open, "the open stretch, cut at the tail, is quoted")
 	block := r1.Messages[0].Parts[0].Text
 
 	// Close the open stretch: the hook splits it before the cut.

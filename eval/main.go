@@ -45,7 +45,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "external", "speed", "multilingual"}
+var sectionNames = []string{"recall", "temporal", "replay", "policies", "external", "speed", "multilingual"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -178,6 +178,7 @@ type results struct {
 	Recall   *recallResult   `json:"recall,omitempty"`
 	Temporal *temporalResult `json:"temporal,omitempty"`
 	Replay   *replayResult   `json:"replay,omitempty"`
+	Policies *policyResult   `json:"policies,omitempty"`
 	External *externalResult `json:"external,omitempty"`
 	Speed    *speedResult    `json:"speed,omitempty"`
 	// Multilingual measures retrieval in other languages on its own set.
@@ -221,6 +222,10 @@ func measure(ds *dataset, budget int, sections map[string]bool, prog *progress) 
 		}},
 		{"replay", func() (err error) {
 			res.Replay, err = measureReplay(ds, budget, lat, prog)
+			return err
+		}},
+		{"policies", func() (err error) {
+			res.Policies, err = measurePolicies(ds, budget, lat, prog)
 			return err
 		}},
 		{"external", func() (err error) {

@@ -84,6 +84,9 @@ func writeMarkdown(w io.Writer, r *results) error {
 	if r.Replay != nil {
 		writeReplay(&b, r.Replay)
 	}
+	if r.Policies != nil {
+		writePolicies(&b, r.Policies)
+	}
 	if r.External != nil {
 		writeExternal(&b, r.External)
 	}
