@@ -417,7 +417,7 @@ var noteSource = ExternalFunc(func(_ context.Context, query string) ([]Item, err
 // documents.
 func isSentinel(err error) bool {
 	for _, s := range []error{ErrRole, ErrEmpty, ErrUTF8, ErrIndex, ErrBoundaries, ErrRetriever,
-		ErrExternal, ErrFormat, ErrVersion, ErrTooLarge, ErrTime} {
+		ErrExternal, ErrFormat, ErrVersion, ErrTooLarge, ErrTime, ErrTool, ErrNoCall} {
 		if errors.Is(err, s) {
 			return true
 		}

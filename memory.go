@@ -56,22 +56,36 @@ import (
 	"unicode/utf8"
 )
 
-// Role says who spoke a turn. Only User and Assistant are accepted: system
-// prompts and tool output belong to the caller's request, not to the
-// conversation's memory.
+// Role says who spoke a turn, or, for the turns of an agent, what kind of
+// material it is. User and Assistant turns are the conversation's own
+// voices; ToolCall, ToolResult and Note turns hold what an agent asked of
+// its tools and what it read, and reach the model only framed as material
+// from their source (see Turn and AppendTurn). A system prompt belongs to
+// the caller's request, not to the conversation's memory.
 type Role string
 
-// The two roles a conversation turn may have.
+// The roles a turn may have.
 const (
 	User      Role = "user"
 	Assistant Role = "assistant"
+	// ToolCall is the assistant asking a tool: Turn.Tool names the tool,
+	// Turn.CallID identifies the call, and Text holds its arguments
+	// verbatim (JSON for the usual providers; "{}" when there are none).
+	ToolCall Role = "tool_call"
+	// ToolResult is what a tool returned for a call of the same step (see
+	// AppendTurn), with where it came from in Turn.Source.
+	ToolResult Role = "tool_result"
+	// Note is material the application adds to the conversation without a
+	// tool call: a document the user uploaded, an e-mail that arrived. It
+	// is framed like a tool result, with its Turn.Source.
+	Note Role = "note"
 )
 
 // Errors returned by Memory. Each is a sentinel to test with errors.Is; the
 // returned error may wrap it with detail.
 var (
-	// ErrRole: a role other than User or Assistant.
-	ErrRole = errors.New("byheart: role must be \"user\" or \"assistant\"")
+	// ErrRole: a role other than the five constants.
+	ErrRole = errors.New("byheart: role must be \"user\", \"assistant\", \"tool_call\", \"tool_result\" or \"note\"")
 	// ErrEmpty: a turn with no text.
 	ErrEmpty = errors.New("byheart: turn text is empty")
 	// ErrUTF8: text or query that is not valid UTF-8.
@@ -257,7 +271,8 @@ type Options struct {
 	// increasing indices in [1, len(tail)) at which new stretches start.
 	// It runs while the Memory is locked and must return within two
 	// seconds; if it panics, times out or returns anything else, Append
-	// fails with ErrBoundaries and records nothing.
+	// fails with ErrBoundaries and records nothing. A split point between a
+	// tool call and its result is passed over: they stay in one stretch.
 	Boundaries func(tail []Turn) []int
 
 	// Retriever replaces the built-in BM25 ranking of stretches.
@@ -270,6 +285,12 @@ type Options struct {
 	// material when it is weighed against the conversation. Zero admits it
 	// only when its best item outscores the conversation's best stretch.
 	ExternalMargin float64
+
+	// Unverified says what becomes of tool results and notes whose source
+	// is not authenticated: Quote (the zero value) frames them with their
+	// source, marked unverified; Quarantine stores them verbatim but never
+	// indexes, selects or shows their text.
+	Unverified Unverified
 }
 
 func (o Options) normalized() Options {
@@ -305,6 +326,16 @@ type Turn struct {
 	Time time.Time
 	// Redacted is set on the placeholder Redact leaves.
 	Redacted bool
+	// Tool names the tool of a ToolCall turn, and of a ToolResult turn,
+	// which takes its call's when it is left empty.
+	Tool string
+	// CallID identifies a ToolCall (the provider's tool call id, such as
+	// Anthropic's tool_use id) and pairs a ToolResult with it. It may be
+	// empty: a result then answers the first waiting call with no id.
+	CallID string
+	// Source says where a ToolResult's or a Note's text came from; other
+	// turns carry none.
+	Source Source
 }
 
 // redactedText is what a redacted turn says from then on.
@@ -317,6 +348,13 @@ type turn struct {
 	native int32  // characters of the turn as its own message part
 	line   int32  // characters of the turn as a line of the memory block
 	runes  int32  // characters of shown
+	// hidden is set on a quarantined turn (see Options.Unverified): kept
+	// verbatim, but neither indexed nor shown.
+	hidden bool
+	// waiting counts the tool calls of the current step, up to and
+	// including this turn, that no result has answered yet (see
+	// AppendTurn): a stretch may start after a turn only when it is zero.
+	waiting int32
 }
 
 // stretch is a run of consecutive turns that is selected or left out whole.
@@ -361,6 +399,8 @@ type scratch struct {
 	mark   []bool  // spreading scores, by stretch
 	spread []int   // candidates of bestSpread
 	rk     ranking // the built-in ranking of the current query
+	from   int     // the newest turn the native tail should hold: a Continue's user turn, or len(turns)
+	cap    stepCap // how the newest step's turns are cut, if it is over the budget
 }
 
 // New returns an empty Memory configured by opts.
@@ -397,10 +437,11 @@ func (m *Memory) Bounds() []int {
 }
 
 // Append records a turn with no time of its own: it inherits the previous
-// turn's. It returns the turn's index. A role other than User or Assistant,
-// empty text or invalid UTF-8 is an error and records nothing.
+// turn's. It returns the turn's index. A role other than User, Assistant or
+// Note (tool turns need AppendTurn), empty text or invalid UTF-8 is an error
+// and records nothing.
 func (m *Memory) Append(role Role, text string) (int, error) {
-	return m.AppendAt(role, text, time.Time{})
+	return m.AppendTurn(Turn{Role: role, Text: text})
 }
 
 // AppendAt records a turn said at when, resolving relative dates in it
@@ -409,9 +450,37 @@ func (m *Memory) Append(role Role, text string) (int, error) {
 // offset of a day or more) is ErrTime. It returns the turn's index; on error
 // nothing is recorded.
 func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
-	if err := checkTurn(role, text); err != nil {
+	return m.AppendTurn(Turn{Role: role, Text: text, Time: when})
+}
+
+// AppendTurn records t, which may be any kind of turn, with its time as
+// AppendAt takes it. An agent appends each step as it happened: the
+// assistant's text, then its tool calls, then their results, each result
+// naming its call by CallID:
+//
+//	mem.Append(byheart.User, "when is my dentist appointment?")
+//	mem.AppendTurn(byheart.Turn{Role: byheart.ToolCall, Tool: "calendar", CallID: "c1", Text: `{"q":"dentist"}`})
+//	mem.AppendTurn(byheart.Turn{Role: byheart.ToolResult, CallID: "c1", Text: "Dentist, Tue 14:30",
+//		Source: byheart.Source{Name: "tool:calendar", Authenticated: true}})
+//
+// A step is a run of Assistant and ToolCall turns followed by the
+// ToolResult turns that answer them, as providers require: a result must
+// answer a call of the current step that is still waiting (ErrNoCall
+// otherwise), and a User or Note turn, or an Assistant or ToolCall turn
+// after a result, starts a new step, leaving any call still waiting
+// unanswered. Besides what AppendAt checks, AppendTurn refuses with ErrTool
+// a tool turn without a tool (a result takes its call's), a tool name or
+// call id that is not one line of printable text, tool fields on other
+// turns, a call id already waiting in the step, and a Source on a turn
+// other than a ToolResult or a Note; a turn marked Redacted is ErrEmpty.
+func (m *Memory) AppendTurn(t Turn) (int, error) {
+	if err := checkTurn(t.Role, t.Text); err != nil {
 		return -1, err
 	}
+	if err := checkFields(t); err != nil {
+		return -1, err
+	}
+	when := t.Time
 	if !when.IsZero() {
 		if _, err := when.MarshalText(); err != nil {
 			return -1, fmt.Errorf("%w: %w", ErrTime, err)
@@ -421,10 +490,13 @@ func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 	defer m.mu.Unlock()
 	n := len(m.turns)
 	if when.IsZero() && n > 0 {
-		when = m.turns[n-1].Time
+		t.Time = m.turns[n-1].Time
 	}
-	t := makeTurn(Turn{Role: role, Text: text, Time: when})
-	if len(m.str) > 0 && (m.open >= m.opt.Chunk || m.pause(when)) {
+	x, err := m.accept(t)
+	if err != nil {
+		return -1, err
+	}
+	if len(m.str) > 0 && splitsBefore(&m.turns[n-1], t.Role) && (m.open >= m.opt.Chunk || m.pause(when)) {
 		splits, err := m.askBoundaries()
 		if err != nil {
 			return -1, err
@@ -436,12 +508,12 @@ func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 	if len(m.str) == 0 {
 		m.str = append(m.str, stretch{start: 0, slot: -1})
 	}
-	m.turns = append(m.turns, t)
+	m.turns = append(m.turns, x)
 	last := &m.str[len(m.str)-1]
 	m.pieces(n, n+1, last.start)(m.ix.addOpen)
 	last.size += m.lineCost(last.start, n)
-	m.open += int(t.runes)
-	m.total += int(t.native)
+	m.open += int(x.runes)
+	m.total += int(x.native)
 	return n, nil
 }
 
@@ -456,7 +528,7 @@ func (m *Memory) pause(when time.Time) bool {
 }
 
 func checkTurn(role Role, text string) error {
-	if role != User && role != Assistant {
+	if !role.valid() {
 		return fmt.Errorf("%w, not %q", ErrRole, string(role))
 	}
 	if text == "" {
@@ -468,12 +540,20 @@ func checkTurn(role Role, text string) error {
 	return nil
 }
 
-func makeTurn(t Turn) turn {
-	x := turn{Turn: t, shown: t.Text}
+// makeTurn derives what the Memory keeps beside t, which has passed the
+// door; waiting is the step's count of unanswered calls after it.
+func (m *Memory) makeTurn(t Turn, waiting int32) turn {
+	x := turn{Turn: t, shown: t.Text, waiting: waiting}
+	x.hidden = m.opt.Unverified == Quarantine && !t.Redacted && t.Role.framed() && !t.Source.Authenticated
 	if !t.Redacted && !t.Time.IsZero() {
 		x.shown = Annotate(t.Text, t.Time)
 	}
 	x.runes = int32(utf8.RuneCountInString(x.shown))
+	if t.Role.agent() {
+		x.native = int32(utf8.RuneCountInString(nativeTool(&x)))
+		x.line = int32(agentLineSize(&x))
+		return x
+	}
 	x.native = int32(nativeSize(x.shown))
 	x.line = int32(lineSize(t.Role, x.shown))
 	return x
@@ -502,14 +582,16 @@ func (m *Memory) askBoundaries() ([]int, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBoundaries, err)
 	}
 	prev := 0
-	splits := make([]int, len(points))
-	for i, p := range points {
+	splits := make([]int, 0, len(points))
+	for _, p := range points {
 		if p <= prev || p >= len(tail) {
 			return nil, fmt.Errorf("%w: split points %v are not strictly increasing in [1, %d)",
 				ErrBoundaries, points, len(tail))
 		}
 		prev = p
-		splits[i] = start + p
+		if m.splittable(start + p) { // never between a tool call and its result
+			splits = append(splits, start+p)
+		}
 	}
 	return splits, nil
 }
@@ -544,11 +626,12 @@ func (m *Memory) closeOpen(splits []int) {
 func (c *conversation) pieces(a, b, start int) func(yield func(string)) {
 	return func(yield func(string)) {
 		for t := a; t < b; t++ {
-			if tt := &c.turns[t]; !tt.Time.IsZero() && (t == start || c.newDay(t)) {
-				yield(dateLine(tt) + tt.shown)
+			tt := &c.turns[t]
+			if !tt.Time.IsZero() && (t == start || c.newDay(t)) {
+				yield(dateLine(tt) + tt.indexed())
 				continue
 			}
-			yield(c.turns[t].shown)
+			yield(tt.indexed())
 		}
 	}
 }
@@ -576,9 +659,10 @@ func (c *conversation) stretchOf(t int) int {
 }
 
 // Redact replaces turn i with a placeholder, keeping its place, role, time
-// and the stretch boundaries. Its text becomes unreachable: it leaves the
-// index, the encoding cache, the kept selection (the next Compose rebuilds)
-// and everything ToJSON writes from then on.
+// and the stretch boundaries, and for a tool turn its tool and call id, so
+// calls and results stay paired. Its text, and its source, become
+// unreachable: they leave the index, the encoding cache, the kept selection
+// (the next Compose rebuilds) and everything ToJSON writes from then on.
 func (m *Memory) Redact(i int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -589,7 +673,8 @@ func (m *Memory) Redact(i int) error {
 	if old.Redacted {
 		return nil
 	}
-	m.turns[i] = makeTurn(Turn{Role: old.Role, Text: redactedText, Time: old.Time, Redacted: true})
+	m.turns[i] = m.makeTurn(Turn{Role: old.Role, Text: redactedText, Time: old.Time, Redacted: true,
+		Tool: old.Tool, CallID: old.CallID}, old.waiting)
 	m.total += int(m.turns[i].native) - int(old.native)
 	s := m.stretchOf(i)
 	a, b := m.str[s].start, m.stretchEnd(s)

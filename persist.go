@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -12,8 +13,9 @@ import (
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
 // and earlier ones and refuses later ones with ErrVersion. Version 2 added
-// the stretches recalled into a kept context.
-const FormatVersion = 2
+// the stretches recalled into a kept context, version 3 the agent turns:
+// their roles, tools, call ids and sources.
+const FormatVersion = 3
 
 // MaxJSON is the most bytes FromJSON reads; larger input is refused with
 // ErrTooLarge before it is parsed.
@@ -34,10 +36,14 @@ type wire struct {
 }
 
 type wireTurn struct {
-	Role     Role       `json:"role"`
-	Text     string     `json:"text"`
-	Time     *time.Time `json:"time,omitempty"`
-	Redacted bool       `json:"redacted,omitempty"`
+	Role          Role       `json:"role"`
+	Text          string     `json:"text"`
+	Time          *time.Time `json:"time,omitempty"`
+	Redacted      bool       `json:"redacted,omitempty"`
+	Tool          string     `json:"tool,omitempty"`
+	CallID        string     `json:"call_id,omitempty"`
+	Source        string     `json:"source,omitempty"`
+	Authenticated bool       `json:"authenticated,omitempty"`
 }
 
 type wireKept struct {
@@ -62,7 +68,8 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	w := wire{Version: FormatVersion, Turns: make([]wireTurn, len(m.turns)), Bounds: make([]int, len(m.str))}
 	for i := range m.turns {
 		t := &m.turns[i]
-		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted}
+		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted, Tool: t.Tool, CallID: t.CallID,
+			Source: t.Source.Name, Authenticated: t.Source.Authenticated}
 		if !t.Time.IsZero() {
 			w.Turns[i].Time = &t.Time
 		}
@@ -80,8 +87,9 @@ func (m *Memory) ToJSON() ([]byte, error) {
 }
 
 // FromJSON restores a Memory written by ToJSON, configured by opts. Turns
-// are checked as Append checks them; boundaries that are out of range
-// (however large), not integers, unsorted or repeated are dropped, and a
+// are checked as AppendTurn checks them; boundaries that are out of range
+// (however large), not integers, unsorted, repeated or between a tool call
+// and its result are dropped, and a
 // kept selection whose numbers are out of range or that no longer matches
 // the boundaries is dropped too (the next Compose rebuilds), since both are
 // derived state that can be repaired. Anything else malformed, including
@@ -112,21 +120,29 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	m := New(opts)
 	m.turns = make([]turn, 0, len(w.Turns))
 	for i, wt := range w.Turns {
-		if err := checkTurn(wt.Role, wt.Text); err != nil {
-			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
-		}
-		t := Turn{Role: wt.Role, Text: wt.Text, Redacted: wt.Redacted}
+		t := Turn{Role: wt.Role, Text: wt.Text, Tool: wt.Tool, CallID: wt.CallID,
+			Source: Source{Name: wt.Source, Authenticated: wt.Authenticated}}
 		if wt.Time != nil {
 			t.Time = *wt.Time
 		}
-		if t.Redacted {
-			t.Text = redactedText
+		if err := checkTurn(t.Role, t.Text); err != nil {
+			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
 		}
-		x := makeTurn(t)
+		if err := checkFields(t); err != nil {
+			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
+		}
+		if wt.Redacted {
+			t.Text, t.Redacted, t.Source = redactedText, true, Source{}
+		}
+		x, err := m.accept(t)
+		if err != nil {
+			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
+		}
 		m.turns = append(m.turns, x)
 		m.total += int(x.native)
 	}
-	m.restretch(cleanBounds(ints(w.Bounds), len(m.turns)))
+	bounds := cleanBounds(ints(w.Bounds), len(m.turns))
+	m.restretch(slices.DeleteFunc(bounds, func(b int) bool { return !m.splittable(b) }))
 	if s := w.Selection.read(); s != nil && m.validKept(s) {
 		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto}
 		for _, r := range s.Recalls {
