@@ -753,7 +753,6 @@ type kept struct {
 	block   quote
 	upto    int      // turns before upto appear only where quoted; turns from upto on follow natively
 	recalls []recall // in the order they were made
-	cap     stepCap  // how the newest step was cut when the log was made: a change rebuilds
 }
 
 // quote is one memory part: stretches quoted in time order.
@@ -819,7 +818,9 @@ func (m *Memory) quote(keys, ends []int, header string) quote {
 // first turn of each stretch it recalled.
 func (m *Memory) reselect(rk *ranking, reserve int) (rebuilt bool, recalled []int) {
 	sel := m.sel
-	if sel == nil || m.opt.Stability < 0 || !m.current(sel) || sel.cap != m.cap || m.logSize(sel) > m.opt.Budget {
+	// While the newest step is cut to fit, how much each turn keeps
+	// changes as the step grows, so the log is made afresh.
+	if sel == nil || m.opt.Stability < 0 || !m.current(sel) || m.cap.on || m.logSize(sel) > m.opt.Budget {
 		m.rebuild(rk, reserve)
 		return true, nil
 	}
@@ -1076,7 +1077,7 @@ func (m *Memory) rebuild(rk *ranking, reserve int) {
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
 	}
-	m.sel = &kept{block: m.quote(keys, ends, memoryHeader), upto: cut, cap: m.cap}
+	m.sel = &kept{block: m.quote(keys, ends, memoryHeader), upto: cut}
 }
 
 // included lists, ascending, the first turn of each stretch the log shows,
