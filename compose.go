@@ -286,9 +286,12 @@ func fetch(ctx context.Context, src External, query string) ([]Item, error) {
 	return items, nil
 }
 
-// layout is a composition under construction.
+// layout is a composition under construction: every part in order, with
+// the role of each, so that one backing array holds them all and the
+// messages are cut from it at the end.
 type layout struct {
-	parts []Message // one message per part; merged by role at the end
+	parts []Part
+	roles []Role
 	size  int
 }
 
@@ -297,8 +300,24 @@ func (l *layout) add(role Role, text string, size int) {
 }
 
 func (l *layout) addPart(role Role, p Part, size int) {
-	l.parts = append(l.parts, Message{Role: role, Parts: []Part{p}})
+	l.parts = append(l.parts, p)
+	l.roles = append(l.roles, role)
 	l.size += size
+}
+
+// messages groups consecutive parts of one role into one message.
+func (l *layout) messages() []Message {
+	var out []Message
+	for i, role := range l.roles {
+		// Each message's parts are capped where they end, so a caller
+		// appending to one cannot write over the next.
+		if n := len(out); n > 0 && out[n-1].Role == role {
+			out[n-1].Parts = l.parts[i-len(out[n-1].Parts) : i+1 : i+1]
+			continue
+		}
+		out = append(out, Message{Role: role, Parts: l.parts[i : i+1 : i+1]})
+	}
+	return out
 }
 
 func (m *Memory) compose(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
@@ -349,7 +368,7 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item, cont b
 	if !cont {
 		l.add(User, query, 0)
 	}
-	r.Messages = merge(l.parts)
+	r.Messages = l.messages()
 	r.ExternalErr = w.err
 	return r, nil
 }
@@ -371,19 +390,6 @@ func (m *Memory) addLog(l *layout) {
 			m.addNative(l, t)
 		}
 	}
-}
-
-// merge groups consecutive parts of one role into one message.
-func merge(parts []Message) []Message {
-	var out []Message
-	for _, p := range parts {
-		if n := len(out); n > 0 && out[n-1].Role == p.Role {
-			out[n-1].Parts = append(out[n-1].Parts, p.Parts...)
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }
 
 // addNative adds turn t as its own part, cut to the budget if it is larger.
