@@ -30,7 +30,7 @@ func Example() {
 		}
 		completion, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
 			Model:          openai.ChatModelGPT5_5,
-			Messages:       append([]openai.ChatCompletionMessageParamUnion{openai.SystemMessage("You are a concise assistant.")}, msgs...),
+			Messages:       append([]openai.ChatCompletionMessageParamUnion{byheartopenai.System("You are a concise assistant.")}, msgs...),
 			PromptCacheKey: openai.String("conversation-42"),
 		})
 		if err != nil {
