@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -76,6 +77,33 @@ func TestConsumerBuild(t *testing.T) {
 			run(t, work, env, goBin, "mod", "tidy")
 			run(t, work, env, goBin, "test", "./...")
 		})
+	}
+}
+
+// TestWorkspaceUsesEveryModule keeps go.work, the development workspace,
+// in step with the modules the repository holds.
+func TestWorkspaceUsesEveryModule(t *testing.T) {
+	goBin := goCommand(t)
+	root := repoRoot(t)
+	cmd := exec.Command(goBin, "work", "edit", "-json", "go.work")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go work edit -json: %v", commandError(err))
+	}
+	var work struct{ Use []struct{ DiskPath string } }
+	if err := json.Unmarshal(out, &work); err != nil {
+		t.Fatal(err)
+	}
+	var used []string
+	for _, u := range work.Use {
+		used = append(used, filepath.ToSlash(filepath.Clean(u.DiskPath)))
+	}
+	want := append([]string{"."}, nestedModules(t, root)...)
+	sort.Strings(used)
+	sort.Strings(want)
+	if strings.Join(used, " ") != strings.Join(want, " ") {
+		t.Errorf("go.work uses %v, the repository holds modules %v: run go work use -r .", used, want)
 	}
 }
 
