@@ -116,21 +116,16 @@ func System(text string, opts ...Option) openai.ChatCompletionMessageParamUnion 
 // the query last. It returns ErrResult (wrapped) when r is not a well-formed
 // composition.
 func Messages(r byheart.Result, opts ...Option) ([]openai.ChatCompletionMessageParamUnion, error) {
-	parts, err := flatten(r)
+	parts, marks, err := plan(r, opts, false)
 	if err != nil {
 		return nil, err
-	}
-	c := newConfig(opts)
-	var marks []bool
-	if c.breakpoints {
-		marks = breakpoints(parts, r.StableUpto, false)
 	}
 	out := make([]openai.ChatCompletionMessageParamUnion, len(parts))
 	for i, p := range parts {
 		switch {
-		case !c.breakpoints && p.role == byheart.Assistant:
+		case marks == nil && p.role == byheart.Assistant:
 			out[i] = openai.AssistantMessage(p.text)
-		case !c.breakpoints:
+		case marks == nil:
 			out[i] = openai.UserMessage(p.text)
 		case p.role == byheart.Assistant:
 			text := chatText(p.text, marks[i])
@@ -166,21 +161,16 @@ func InputSystem(text string, opts ...Option) responses.ResponseInputItemUnionPa
 // (responses.ResponseNewParamsInputUnion{OfInputItemList: items}). It returns
 // ErrResult (wrapped) when r is not a well-formed composition.
 func Input(r byheart.Result, opts ...Option) (responses.ResponseInputParam, error) {
-	parts, err := flatten(r)
+	parts, marks, err := plan(r, opts, true)
 	if err != nil {
 		return nil, err
-	}
-	c := newConfig(opts)
-	var marks []bool
-	if c.breakpoints {
-		marks = breakpoints(parts, r.StableUpto, true)
 	}
 	out := make(responses.ResponseInputParam, len(parts))
 	for i, p := range parts {
 		switch {
 		case p.role == byheart.Assistant:
 			out[i] = responses.ResponseInputItemParamOfMessage(p.text, responses.EasyInputMessageRoleAssistant)
-		case !c.breakpoints:
+		case marks == nil:
 			out[i] = responses.ResponseInputItemParamOfMessage(p.text, responses.EasyInputMessageRoleUser)
 		default:
 			out[i] = responses.ResponseInputItemParamOfMessage(inputText(p.text, marks[i]), responses.EasyInputMessageRoleUser)
@@ -195,6 +185,18 @@ func inputText(text string, mark bool) responses.ResponseInputMessageContentList
 		p.PromptCacheBreakpoint = responses.NewResponseInputTextPromptCacheBreakpointParam()
 	}
 	return responses.ResponseInputMessageContentListParam{{OfInputText: &p}}
+}
+
+// plan flattens r and, with WithBreakpoints, reports which parts carry a
+// breakpoint; marks is nil without it.
+func plan(r byheart.Result, opts []Option, userOnly bool) (parts []part, marks []bool, err error) {
+	if parts, err = flatten(r); err != nil {
+		return nil, nil, err
+	}
+	if newConfig(opts).breakpoints {
+		marks = breakpoints(parts, r.StableUpto, userOnly)
+	}
+	return parts, marks, nil
 }
 
 // part is one Result part in flattened order.
