@@ -3,7 +3,7 @@ module github.com/byheart/byheart/langchaingo
 go 1.24.4
 
 require (
-	github.com/byheart/byheart v0.0.0-00010101000000-000000000000
+	github.com/byheart/byheart v0.1.0
 	github.com/stretchr/testify v1.12.1
 	github.com/tmc/langchaingo v0.1.14
 	modernc.org/sqlite v1.40.0
