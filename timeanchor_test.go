@@ -338,13 +338,14 @@ func TestAnnotateWithNothingToResolveDoesNotAllocate(t *testing.T) {
 	text := "Thanks, that sounds lovely. I've been reading about gardening and tomatoes might do well here."
 	assert.Equal(t, text, Annotate(text, thursday))
 	assert.Nil(t, dateNotes(text, thursday))
-	assert.Zero(t, testing.AllocsPerRun(100, func() { _ = Annotate(text, thursday) }))
 	// Head words that make no expression cost no allocation either, capitals
 	// and possessives included, except when the scanner pool has to be
-	// refilled (the race detector empties it on purpose).
+	// refilled: the race detector empties it on purpose, so the counts hold
+	// only without it.
 	busy := "What a Day it was. Over the years, Mom's week went by; THE LAST ONE, Saturday Night Live!"
 	assert.Nil(t, dateNotes(busy, thursday))
 	if !raceEnabled {
+		assert.Zero(t, testing.AllocsPerRun(100, func() { _ = Annotate(text, thursday) }))
 		assert.LessOrEqual(t, testing.AllocsPerRun(100, func() { _ = Annotate(busy, thursday) }), 1.0)
 	}
 }

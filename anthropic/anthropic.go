@@ -9,20 +9,33 @@
 //
 // Anthropic caches a request's prefix only up to a block that carries
 // cache_control, and accepts at most four such blocks per request (tools,
-// system and messages together). Messages places at most two:
+// system and messages together). A breakpoint reads an entry written at its
+// own block or at one of the (about) 20 blocks before it, and writes one at
+// its own block.
 //
-//  1. On the block at Result.StableUpto: everything up to it repeats byte for
-//     byte until byheart rebuilds its selection, so every call after the first
-//     reads it from the cache.
-//  2. On the last assistant turn after StableUpto, when there is one: the end of
-//     the native tail that follows the memory block. The tail only grows, so the
-//     next call finds this entry a few blocks behind its own breakpoint (the API
-//     looks back about 20 blocks from each breakpoint) and reads the whole
-//     previous history from the cache, paying full price only for the newest
-//     exchange. It goes on the last answer rather than on the last part before
-//     the query because outside material and the query are user parts that
-//     follow it: both change on every call, so an entry written through them
-//     would never be read.
+// byheart's context is an append-only log: the memory block (or, while the
+// history fits the budget, its first turns), the turns since, any recalled
+// stretches, more turns, and so on, then outside material and the query,
+// which change on every call. Result.StableUpto is the last part that
+// repeats byte for byte on the next call. Messages places at most two
+// breakpoints:
+//
+//  1. On the end of the log: the part at StableUpto or, when assistant
+//     parts of the log follow it, the last of them (outside material and
+//     the query are user parts, so an entry written through them would never
+//     be read). This breakpoint moves with the log, so the next call finds
+//     this call's entry within its 20-block lookback and pays full price
+//     only for what was added since.
+//  2. On a block further back that later calls mark too, for the call that
+//     comes after more than 20 new blocks (a burst of turns appended without
+//     a call), whose moving breakpoint cannot look back that far: the part at
+//     StableUpto when the end of the log lies past it, since it repeats until
+//     the next rebuild; otherwise, once the log is 20 blocks or longer, an
+//     anchor at block 20·2ᵏ−1 (the 20th, 40th, 80th, ... block), the last
+//     such before the end. An anchor stays where it is until the log
+//     doubles, and every call in between marks it, so a call after a burst
+//     still reads the prefix through it, unless the burst carried the log
+//     past the next anchor.
 //
 // System adds one more breakpoint, on the system prompt, so a request built by
 // this package carries at most three and leaves one for your tools.
@@ -185,26 +198,73 @@ func firstRole(parts []part) byheart.Role {
 	return byheart.User
 }
 
-// breakpoints reports which parts carry cache_control: the last non-blank part
-// at or before stable, and the last assistant part after it.
+// lookback is how many blocks before a breakpoint Anthropic searches for a
+// cache entry to read.
+const lookback = 20
+
+// breakpoints reports which parts carry cache_control, as the package
+// documentation describes: the end of the log, and the part at stable or an
+// anchor block before it.
 func breakpoints(parts []part, stable int) []bool {
 	marks := make([]bool, len(parts))
-	first := -1
-	for i := stable; i >= 0; i-- {
-		if !parts[i].blank {
-			first = i
+	block := blockIndexes(parts)
+	at := lastSent(parts, stable)
+	if at < 0 {
+		return marks
+	}
+	end := at
+	for i := len(parts) - 2; i > stable; i-- {
+		if parts[i].role == byheart.Assistant && !parts[i].blank {
+			end = i
 			break
 		}
 	}
-	if first < 0 {
+	marks[end] = true
+	if at != end {
+		marks[at] = true
 		return marks
 	}
-	marks[first] = true
-	for i := len(parts) - 2; i > stable; i-- {
-		if parts[i].role == byheart.Assistant && !parts[i].blank {
+	if block[end] < lookback {
+		return marks // the moving breakpoint looks back over the whole log
+	}
+	anchor := lookback - 1
+	for 2*anchor+1 < block[end] {
+		anchor = 2*anchor + 1
+	}
+	for i := end - 1; i >= 0; i-- {
+		if block[i] == anchor {
 			marks[i] = true
 			break
 		}
 	}
 	return marks
+}
+
+// blockIndexes maps each part to its block's position in the request's
+// messages, counting the Opening block, or -1 for a blank part, which is
+// not sent.
+func blockIndexes(parts []part) []int {
+	idx := make([]int, len(parts))
+	n := 0
+	if firstRole(parts) == byheart.Assistant {
+		n = 1
+	}
+	for i, p := range parts {
+		idx[i] = -1
+		if !p.blank {
+			idx[i] = n
+			n++
+		}
+	}
+	return idx
+}
+
+// lastSent is the last part at or before i that is sent, or -1.
+func lastSent(parts []part, i int) int {
+	for ; i >= 0; i-- {
+		if !parts[i].blank {
+			return i
+		}
+	}
+	return -1
 }

@@ -2,11 +2,13 @@ package byheartlangchaingo_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -19,7 +21,9 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 	"github.com/tmc/langchaingo/memory"
+	"github.com/tmc/langchaingo/memory/sqlite3"
 	"github.com/tmc/langchaingo/prompts"
+	_ "modernc.org/sqlite" // the pure Go SQLite driver, "sqlite"
 )
 
 // conversation returns a byheart.Memory holding the given alternating turns,
@@ -109,10 +113,29 @@ func TestLoadMemoryVariables(t *testing.T) {
 	}
 }
 
-func TestLoadMemoryVariablesNeedsOneInput(t *testing.T) {
-	lc := byheartlangchaingo.New(byheart.Options{})
-	_, err := lc.LoadMemoryVariables(context.Background(), map[string]any{"a": "x", "b": "y"})
-	assert.ErrorIs(t, err, memory.ErrInvalidInputValues)
+func TestLoadMemoryVariablesServesChainsWithSeveralInputs(t *testing.T) {
+	opts := byheart.Options{Budget: 600, Chunk: 60}
+	var turns []string
+	for i := range 10 {
+		turns = append(turns, fmt.Sprintf("Filler question %d about the weather today.", i), fmt.Sprintf("Filler answer %d: sunny.", i))
+	}
+	turns = append(turns[:4], append([]string{"The invoice number is 4417.", "Noted, invoice 4417."}, turns[4:]...)...)
+	inputs := map[string]any{"question": "Which invoice number?", "language": "English", "k": 3}
+	lc := byheartlangchaingo.Resume(conversation(t, opts, turns...), opts)
+
+	vars, err := lc.LoadMemoryVariables(context.Background(), inputs)
+	require.NoError(t, err, "the buffer serves a chain with several inputs, so this memory does too")
+	assert.Contains(t, vars["history"], "invoice 4417", "the composition is for the text inputs together")
+
+	keyed, err := byheartlangchaingo.Resume(conversation(t, opts, turns...), opts, memory.WithInputKey("question")).
+		LoadMemoryVariables(context.Background(), inputs)
+	require.NoError(t, err)
+	assert.Contains(t, keyed["history"], "invoice 4417")
+
+	err = lc.SaveContext(context.Background(), inputs, map[string]any{"text": "4417"})
+	assert.ErrorIs(t, err, memory.ErrInvalidInputValues, "saving needs an input key, as it does for the buffer")
+	_, err = lc.LoadMemoryVariables(context.Background(), map[string]any{"k": 3, "n": 4})
+	assert.ErrorIs(t, err, memory.ErrInvalidInputValues, "inputs with no text give nothing to compose for")
 }
 
 type failingSource struct{}
@@ -303,7 +326,7 @@ func sentPrompt(t *testing.T, body []byte) string {
 }
 
 // stableHistory renders the parts of res up to StableUpto as the chain's
-// history renders them.
+// history renders them: the test's texts break lines with LF only.
 func stableHistory(t *testing.T, res byheart.Result, human, ai string) string {
 	t.Helper()
 	var msgs []llms.ChatMessage
@@ -312,10 +335,11 @@ func stableHistory(t *testing.T, res byheart.Result, human, ai string) string {
 			if len(msgs) > res.StableUpto {
 				break
 			}
+			text := strings.ReplaceAll(p.Text, "\n", "\n  ")
 			if m.Role == byheart.User {
-				msgs = append(msgs, llms.HumanChatMessage{Content: p.Text})
+				msgs = append(msgs, llms.HumanChatMessage{Content: text})
 			} else {
-				msgs = append(msgs, llms.AIChatMessage{Content: p.Text})
+				msgs = append(msgs, llms.AIChatMessage{Content: text})
 			}
 		}
 	}
@@ -395,4 +419,129 @@ func TestChatPromptWithReturnMessagesThroughARealClient(t *testing.T) {
 	assert.True(t, strings.HasPrefix(p, "system: You are a concise assistant.\nHuman: We decided on 55 euro a month.\nAI: Noted.\n"), p)
 	assert.True(t, strings.HasSuffix(p, "Human: What did we decide?"), p)
 	assert.Len(t, composed(t, conv, "next"), 4, "the exchange was saved")
+}
+
+func TestChatHistoryIsTheRecord(t *testing.T) {
+	ctx := context.Background()
+	h := memory.NewChatMessageHistory(memory.WithPreviousMessages([]llms.ChatMessage{
+		llms.HumanChatMessage{Content: "We decided on 55 euro a month."}, llms.AIChatMessage{Content: ""},
+		llms.AIChatMessage{Content: "Noted."},
+	}))
+	lc := byheartlangchaingo.New(byheart.Options{}, memory.WithChatHistory(h), memory.WithReturnMessages(true))
+
+	vars, err := lc.LoadMemoryVariables(ctx, map[string]any{"input": "What did we decide?"})
+	require.NoError(t, err)
+	assert.Equal(t, []llms.ChatMessage{llms.HumanChatMessage{Content: "We decided on 55 euro a month."}, llms.AIChatMessage{Content: "Noted."}},
+		vars["history"], "the history's messages are the conversation, the empty one skipped")
+
+	require.NoError(t, lc.SaveContext(ctx, map[string]any{"input": "What did we decide?"}, map[string]any{"text": "55 euro a month."}))
+	stored, err := h.Messages(ctx)
+	require.NoError(t, err)
+	assert.Len(t, stored, 5, "the exchange is written to the history")
+
+	// Another process on the same history adds an exchange; this memory takes it in.
+	require.NoError(t, h.AddUserMessage(ctx, "And the annual plan?"))
+	require.NoError(t, h.AddAIMessage(ctx, "550 euro a year."))
+	vars, err = lc.LoadMemoryVariables(ctx, map[string]any{"input": "next"})
+	require.NoError(t, err)
+	require.Len(t, vars["history"], 6)
+	assert.Equal(t, 6, lc.Conversation().Len(), "each message is taken in once")
+
+	require.NoError(t, lc.Clear(ctx))
+	stored, err = h.Messages(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, stored, "Clear clears the history")
+	assert.Equal(t, 0, lc.Conversation().Len())
+}
+
+func TestChatHistoryResumedConversation(t *testing.T) {
+	ctx := context.Background()
+	msgs := []llms.ChatMessage{
+		llms.HumanChatMessage{Content: "one"}, llms.AIChatMessage{Content: "two"},
+		llms.HumanChatMessage{Content: "three"}, llms.AIChatMessage{Content: "four"},
+	}
+	tests := []struct {
+		name    string
+		holds   int // turns the resumed conversation holds
+		history []llms.ChatMessage
+		want    []string
+	}{
+		{"the messages after those the conversation holds are added", 2, msgs, []string{"one", "two", "three", "four"}},
+		{"a conversation that holds them all gets nothing twice", 4, msgs, []string{"one", "two", "three", "four"}},
+		{"a history that holds fewer is the record: the conversation starts over from it", 4, msgs[:1], []string{"one"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			texts := make([]string, tt.holds)
+			for i := range texts {
+				texts[i] = msgs[i].GetContent()
+			}
+			opts := byheart.Options{}
+			h := memory.NewChatMessageHistory(memory.WithPreviousMessages(tt.history))
+			lc := byheartlangchaingo.Resume(conversation(t, opts, texts...), opts, memory.WithChatHistory(h), memory.WithReturnMessages(true))
+			_, err := lc.LoadMemoryVariables(ctx, map[string]any{"input": "next"})
+			require.NoError(t, err)
+			var got []string
+			for _, m := range composed(t, lc.Conversation(), "next") {
+				got = append(got, m.GetContent())
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestChatHistoryWithOtherMessagesIsRefused(t *testing.T) {
+	ctx := context.Background()
+	h := memory.NewChatMessageHistory(memory.WithPreviousMessages([]llms.ChatMessage{
+		llms.SystemChatMessage{Content: "You are terse."}, llms.HumanChatMessage{Content: "hi"},
+	}))
+	lc := byheartlangchaingo.New(byheart.Options{}, memory.WithChatHistory(h))
+	_, err := lc.LoadMemoryVariables(ctx, map[string]any{"input": "next"})
+	assert.ErrorIs(t, err, byheartlangchaingo.ErrHistory)
+	err = lc.SaveContext(ctx, map[string]any{"input": "hi"}, map[string]any{"text": "hello"})
+	assert.ErrorIs(t, err, byheartlangchaingo.ErrHistory)
+	stored, err := h.Messages(ctx)
+	require.NoError(t, err)
+	assert.Len(t, stored, 2, "nothing is written after a refusal")
+}
+
+// sqliteHistory opens langchaingo's SQL chat history on the SQLite file at
+// path through the pure Go driver.
+func sqliteHistory(t *testing.T, path, session string) *sqlite3.SqliteChatMessageHistory {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return sqlite3.NewSqliteChatMessageHistory(sqlite3.WithDB(db), sqlite3.WithSession(session), sqlite3.WithOverwrite())
+}
+
+func TestConversationChainWithASQLiteChatHistory(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "chat.db")
+	opts := byheart.Options{Budget: 900, Chunk: 200}
+	llm, rec := newLLM(t, "Noted.", "Plan 3 costs 43 euro a month.")
+
+	chain := chains.NewConversation(llm, byheartlangchaingo.New(opts, memory.WithChatHistory(sqliteHistory(t, path, "conv-1"))))
+	for i := range 8 {
+		_, err := chains.Run(ctx, chain, fmt.Sprintf("Note %d: plan %d costs %d euro a month.", i, i, 40+i))
+		require.NoError(t, err)
+	}
+
+	// A restart: a new process opens the same database and a new memory.
+	restarted := chains.NewConversation(llm, byheartlangchaingo.New(opts, memory.WithChatHistory(sqliteHistory(t, path, "conv-1"))))
+	_, err := chains.Run(ctx, restarted, "What does plan 3 cost?")
+	require.NoError(t, err)
+
+	prompt := sentPrompt(t, rec.bodies[len(rec.bodies)-1])
+	assert.Contains(t, prompt, "Note 3: plan 3 costs 43 euro a month.", "the restarted chain composes from the persisted history")
+	assert.Contains(t, prompt, "Human: Note 7: plan 7 costs 47 euro a month.\nAI: Plan 3 costs 43 euro a month.", "the last exchange is there")
+	assert.True(t, strings.HasSuffix(prompt, "Human: What does plan 3 cost?\nAI:"))
+
+	stored, err := sqliteHistory(t, path, "conv-1").Messages(ctx)
+	require.NoError(t, err)
+	require.Len(t, stored, 18, "every exchange is in the database, in order")
+	assert.Equal(t, "What does plan 3 cost?", stored[16].GetContent())
+	other, err := sqliteHistory(t, path, "conv-2").Messages(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, other, "sessions stay apart")
 }

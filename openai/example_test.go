@@ -30,7 +30,7 @@ func Example() {
 		}
 		completion, err := client.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{
 			Model:          openai.ChatModelGPT5_5,
-			Messages:       append([]openai.ChatCompletionMessageParamUnion{openai.SystemMessage("You are a concise assistant.")}, msgs...),
+			Messages:       append([]openai.ChatCompletionMessageParamUnion{byheartopenai.System("You are a concise assistant.")}, msgs...),
 			PromptCacheKey: openai.String("conversation-42"),
 		})
 		if err != nil {
@@ -90,8 +90,9 @@ func ExampleMessages() {
 }
 
 // The same composition with explicit breakpoints, for models that match cached
-// prefixes only at breakpoints: the memory block and the tail's last question
-// are marked; outside material and the query are not.
+// prefixes only at breakpoints: the memory block (StableUpto) and the end of
+// the log that follows it, the tail's answer, are marked; outside material and
+// the query are not.
 func ExampleWithBreakpoints() {
 	res := byheart.Result{
 		StableUpto: 0,
@@ -120,8 +121,8 @@ func ExampleWithBreakpoints() {
 	}
 	// Output:
 	// {"content":[{"text":"[memory] user: we decided on 55 euro a month","prompt_cache_breakpoint":{"mode":"explicit"},"type":"text"}],"role":"user"}
-	// {"content":[{"text":"Is there an annual plan?","prompt_cache_breakpoint":{"mode":"explicit"},"type":"text"}],"role":"user"}
-	// {"content":"Yes, at a discount.","role":"assistant"}
+	// {"content":[{"text":"Is there an annual plan?","type":"text"}],"role":"user"}
+	// {"content":[{"text":"Yes, at a discount.","prompt_cache_breakpoint":{"mode":"explicit"},"type":"text"}],"role":"assistant"}
 	// {"content":[{"text":"[outside material] price list: 550 euro a year","type":"text"}],"role":"user"}
 	// {"content":[{"text":"How much is the annual plan?","type":"text"}],"role":"user"}
 }

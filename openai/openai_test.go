@@ -149,34 +149,34 @@ func TestMessagesWithBreakpoints(t *testing.T) {
 		want []string
 	}{
 		{
-			name: "above the budget the memory block and the last question of the tail are marked",
-			in:   result(0, u(memoryBlock), u("tail question"), a("tail answer"), u(external), u("query")),
-			want: []string{"user: [" + memoryBlock + "]*", "user: [tail question]*", "assistant: tail answer", "user: [" + external + "]", "user: [query]"},
+			name: "the part at StableUpto, the end of the log, is marked: here the tail's answer",
+			in:   result(2, u(memoryBlock), u("tail question"), a("tail answer"), u(external), u("query")),
+			want: []string{"user: [" + memoryBlock + "]", "user: [tail question]", "assistant: [tail answer]*", "user: [" + external + "]", "user: [query]"},
 		},
 		{
-			name: "below the budget the user turn at or before StableUpto is marked, since assistant text cannot be",
+			name: "below the budget the assistant turn at StableUpto carries the breakpoint itself",
 			in:   result(3, u("hi"), a("hello"), u("price?"), a("55 a month"), u("and annual?")),
-			want: []string{"user: [hi]", "assistant: hello", "user: [price?]*", "assistant: 55 a month", "user: [and annual?]"},
+			want: []string{"user: [hi]", "assistant: [hello]", "user: [price?]", "assistant: [55 a month]*", "user: [and annual?]"},
 		},
 		{
-			name: "a tail without a user turn of its own adds no second breakpoint",
-			in:   result(0, u(memoryBlock), a("tail answer"), u("query")),
-			want: []string{"user: [" + memoryBlock + "]*", "assistant: tail answer", "user: [query]"},
+			name: "a log that goes on past StableUpto is marked at StableUpto and at its last answer",
+			in:   result(0, u(memoryBlock), u("tail question"), a("tail answer"), u(external), u("query")),
+			want: []string{"user: [" + memoryBlock + "]*", "user: [tail question]", "assistant: [tail answer]*", "user: [" + external + "]", "user: [query]"},
 		},
 		{
 			name: "user turns after the last answer are never marked",
 			in:   result(0, u(memoryBlock), a("tail answer"), u("unanswered"), u(external), u("query")),
-			want: []string{"user: [" + memoryBlock + "]*", "assistant: tail answer", "user: [unanswered]", "user: [" + external + "]", "user: [query]"},
+			want: []string{"user: [" + memoryBlock + "]*", "assistant: [tail answer]*", "user: [unanswered]", "user: [" + external + "]", "user: [query]"},
 		},
 		{
 			name: "nothing stable means no breakpoint",
 			in:   result(-1, u(memoryBlock), a("tail answer"), u("query")),
-			want: []string{"user: [" + memoryBlock + "]", "assistant: tail answer", "user: [query]"},
+			want: []string{"user: [" + memoryBlock + "]", "assistant: [tail answer]", "user: [query]"},
 		},
 		{
-			name: "no user turn at or before StableUpto means no breakpoint",
+			name: "a history that opens with the assistant is marked there",
 			in:   result(0, a("Welcome!"), u("query")),
-			want: []string{"assistant: Welcome!", "user: [query]"},
+			want: []string{"assistant: [Welcome!]*", "user: [query]"},
 		},
 	}
 	for _, tt := range tests {
@@ -184,6 +184,34 @@ func TestMessagesWithBreakpoints(t *testing.T) {
 			got, err := byheartopenai.Messages(tt.in, byheartopenai.WithBreakpoints())
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, describe(t, got))
+		})
+	}
+}
+
+func TestAssistantBreakpointOnTheWire(t *testing.T) {
+	msgs, err := byheartopenai.Messages(result(1, u("What does plan 3 cost?"), a("43 euro a month."), u("And plan 4?")),
+		byheartopenai.WithBreakpoints())
+	require.NoError(t, err)
+	raw, err := json.Marshal(msgs[1])
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"role":"assistant","content":[{"type":"text","text":"43 euro a month.","prompt_cache_breakpoint":{"mode":"explicit"}}]}`, string(raw))
+}
+
+func TestSystem(t *testing.T) {
+	tests := []struct {
+		name string
+		opts []byheartopenai.Option
+		want string
+	}{
+		{"a plain system message by default", nil, `{"role":"system","content":"Be brief."}`},
+		{"with breakpoints the system prompt is marked", []byheartopenai.Option{byheartopenai.WithBreakpoints()},
+			`{"role":"system","content":[{"type":"text","text":"Be brief.","prompt_cache_breakpoint":{"mode":"explicit"}}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, err := json.Marshal(byheartopenai.System("Be brief.", tt.opts...))
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, string(raw))
 		})
 	}
 }

@@ -5,7 +5,7 @@ go 1.25.0
 require (
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/blevesearch/bleve_index_api v1.4.1
-	github.com/byheart/byheart v0.0.0
+	github.com/byheart/byheart v0.1.0
 )
 
 require (
