@@ -333,3 +333,48 @@ func callOf(tt *turn) Call {
 	}
 	return Call{}
 }
+
+// Pairs returns, for each part of r in order (every message's parts, one
+// message after another), the index of the part it pairs with, or -1. A
+// ToolCall part pairs with the ToolResult part that answers it among the
+// results right after the reply that makes it (the run of Assistant and
+// ToolCall parts it belongs to): each such result answers the first call of
+// that reply with its Call.ID that no result answered yet. A provider takes
+// a pair in its own shape (a tool_use and its tool_result, an assistant
+// tool call and its tool message); a call no result answers (the user spoke
+// before the tool returned) and a result without its call in the reply
+// before it are best sent as their text.
+func (r Result) Pairs() []int {
+	var roles []Role
+	var ids []string
+	for _, m := range r.Messages {
+		for _, p := range m.Parts {
+			roles = append(roles, m.Role)
+			ids = append(ids, p.Call.ID)
+		}
+	}
+	partner := make([]int, len(roles))
+	for i := range partner {
+		partner[i] = -1
+	}
+	for i := 0; i < len(roles); {
+		j := i // roles[i:j] is a reply, roles[j:k] the results after it
+		for j < len(roles) && (roles[j] == Assistant || roles[j] == ToolCall) {
+			j++
+		}
+		k := j
+		for k < len(roles) && roles[k] == ToolResult {
+			k++
+		}
+		for res := j; res < k; res++ {
+			for c := i; c < j; c++ {
+				if roles[c] == ToolCall && partner[c] < 0 && ids[c] == ids[res] {
+					partner[c], partner[res] = res, c
+					break
+				}
+			}
+		}
+		i = max(k, j+1)
+	}
+	return partner
+}

@@ -934,3 +934,57 @@ func FuzzAgentTurns(f *testing.F) {
 		}
 	})
 }
+
+func TestPairsMatchesEachResultWithACallOfTheReplyBeforeIt(t *testing.T) {
+	t.Parallel()
+	msg := func(role Role, ids ...string) Message {
+		m := Message{Role: role}
+		for _, id := range ids {
+			m.Parts = append(m.Parts, Part{Text: "x", Call: Call{ID: id, Name: "t"}})
+		}
+		return m
+	}
+	cases := []struct {
+		name string
+		r    Result
+		want []int
+	}{
+		{"no tools", Result{Messages: []Message{msg(User, ""), msg(Assistant, ""), msg(User, "")}}, []int{-1, -1, -1}},
+		{"results in any order, after the reply's text",
+			Result{Messages: []Message{msg(User, ""), msg(Assistant, ""), msg(ToolCall, "a", "b"), msg(ToolResult, "b", "a"), msg(User, "")}},
+			[]int{-1, -1, 5, 4, 3, 2, -1}},
+		{"calls without ids answered in order", Result{Messages: []Message{msg(ToolCall, "", ""), msg(ToolResult, "", "")}}, []int{2, 3, 0, 1}},
+		{"a call the user interrupted", Result{Messages: []Message{msg(ToolCall, "a"), msg(User, ""), msg(ToolResult, "a")}}, []int{-1, -1, -1}},
+		{"a result with no call before it", Result{Messages: []Message{msg(User, ""), msg(ToolResult, "a"), msg(User, "")}}, []int{-1, -1, -1}},
+		{"a result after a note", Result{Messages: []Message{msg(ToolCall, "a"), msg(Note, ""), msg(ToolResult, "a")}}, []int{-1, -1, -1}},
+		{"a result for another call", Result{Messages: []Message{msg(ToolCall, "a"), msg(ToolResult, "b")}}, []int{-1, -1}},
+		{"two steps reusing an id", Result{Messages: []Message{msg(ToolCall, "a"), msg(ToolResult, "a"), msg(ToolCall, "a"), msg(ToolResult, "a")}},
+			[]int{1, 0, 3, 2}},
+		{"an empty result", Result{}, []int{}},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, c.r.Pairs(), c.name)
+	}
+	// What byheart composes pairs every call and result it sends.
+	m := New(Options{Budget: 600, Chunk: 100})
+	agentChat(t, m, 12, Source{Name: "web:x"}, func(i int) string { return fmt.Sprint("found ", i) })
+	mustAppend(t, m, User, "and now?")
+	toolStep(t, m, "last", "search", "found it", Source{})
+	r, err := m.Continue(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, ToolResult, r.Messages[len(r.Messages)-1].Role)
+	for i, p := range r.Pairs() {
+		if p >= 0 {
+			assert.Equal(t, i, r.Pairs()[p])
+		}
+	}
+	parts, k := r.Pairs(), 0
+	for _, msg := range r.Messages {
+		for range msg.Parts {
+			if msg.Role == ToolCall || msg.Role == ToolResult {
+				assert.GreaterOrEqual(t, parts[k], 0, "part %d is paired", k)
+			}
+			k++
+		}
+	}
+}
