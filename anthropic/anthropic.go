@@ -237,36 +237,20 @@ func flatten(r byheart.Result) ([]part, error) {
 	if r.StableUpto < -1 || r.StableUpto >= len(parts) {
 		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts", ErrResult, r.StableUpto, len(parts))
 	}
-	pair(parts)
+	pair(parts, r.Pairs())
 	return parts, nil
 }
 
-// pair gives the calls that the next user message answers, and their
-// results, the ids their tool blocks share: each result at the start of
-// that message answers the first call of the assistant's message before
-// with its id. Every other call and result stays a text block.
-func pair(parts []part) {
+// pair gives each call and result that byheart pairs (see
+// byheart.Result.Pairs) the id their tool blocks share. Every other call
+// and result stays a text block.
+func pair(parts []part, partner []int) {
 	used := map[string]bool{}
-	for i := 0; i < len(parts); {
-		// parts[i:j] is one assistant message, parts[j:k] the user message after it.
-		j := i
-		for j < len(parts) && parts[j].role == byheart.Assistant {
-			j++
+	for c, r := range partner {
+		if r > c {
+			parts[c].id = toolID(parts[c].call.ID, c, used)
+			parts[r].id = parts[c].id
 		}
-		k := j
-		for k < len(parts) && parts[k].role == byheart.User {
-			k++
-		}
-		for r := j; r < k && (parts[r].kind == byheart.ToolResult || parts[r].blank); r++ {
-			for c := i; c < j; c++ {
-				if parts[c].kind == byheart.ToolCall && parts[c].id == "" && parts[c].call.ID == parts[r].call.ID {
-					parts[c].id = toolID(parts[c].call.ID, c, used)
-					parts[r].id = parts[c].id
-					break
-				}
-			}
-		}
-		i = max(k, i+1)
 	}
 }
 

@@ -307,35 +307,20 @@ func flatten(r byheart.Result) ([]part, error) {
 	if r.StableUpto < -1 || r.StableUpto >= len(parts) {
 		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts", ErrResult, r.StableUpto, len(parts))
 	}
-	pair(parts)
+	pair(parts, r.Pairs())
 	return parts, nil
 }
 
-// pair gives the calls that are answered right after the reply that makes
-// them, and their results, the ids they share: each result among the
-// leading results after a reply answers the first call of that reply with
-// its id. Every other call and result goes out as text.
-func pair(parts []part) {
+// pair gives each call and result that byheart pairs (see
+// byheart.Result.Pairs) the id they share. Every other call and result goes
+// out as text.
+func pair(parts []part, partner []int) {
 	used := map[string]bool{}
-	for i := 0; i < len(parts); {
-		j := i // parts[i:j] is a reply, parts[j:k] the results after it
-		for j < len(parts) && parts[j].role == byheart.Assistant {
-			j++
+	for c, r := range partner {
+		if r > c {
+			parts[c].id = callID(parts[c].call.ID, c, used)
+			parts[r].id = parts[c].id
 		}
-		k := j
-		for k < len(parts) && parts[k].kind == byheart.ToolResult {
-			k++
-		}
-		for r := j; r < k; r++ {
-			for c := i; c < j; c++ {
-				if parts[c].kind == byheart.ToolCall && parts[c].id == "" && parts[c].call.ID == parts[r].call.ID {
-					parts[c].id = callID(parts[c].call.ID, c, used)
-					parts[r].id = parts[c].id
-					break
-				}
-			}
-		}
-		i = max(k, j+1)
 	}
 }
 
