@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -17,11 +18,22 @@ import (
 	"github.com/byheart/byheart/store/storetest"
 )
 
+// howToRun is what a developer without a server is told.
+const howToRun = "no PostgreSQL, tests skipped: run eval \"$(scripts/pg start)\" at the repository root, then the tests, then scripts/pg stop"
+
+// TestMain says once, even without -v, why the tests skip.
+func TestMain(m *testing.M) {
+	if os.Getenv("BYHEART_POSTGRES_URL") == "" {
+		fmt.Println("store/postgres:", howToRun)
+	}
+	os.Exit(m.Run())
+}
+
 // serverURL is the server the tests run against; without one they skip.
 func serverURL(t testing.TB) string {
 	u := os.Getenv("BYHEART_POSTGRES_URL")
 	if u == "" {
-		t.Skip("no PostgreSQL: run eval \"$(scripts/pg start)\" at the repository root, then the tests, then scripts/pg stop")
+		t.Skip(howToRun)
 	}
 	return u
 }
