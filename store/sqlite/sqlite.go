@@ -1,7 +1,7 @@
 // Package sqlite is byheart's embedded store: one SQLite file, zero setup,
 // through a pure-Go driver (modernc.org/sqlite, no cgo).
 //
-//	st, err := sqlite.Open(ctx, "conversations.db")
+//	st, err := sqlite.Open(ctx, "conversations.db", sqlite.Options{})
 //	defer st.Close()
 //	conv, err := store.Open(ctx, st, store.Scope{Tenant: "acme", User: "u42", Conversation: "c7"}, byheart.Options{})
 //
@@ -37,15 +37,28 @@ type Store struct {
 
 var _ store.Store = (*Store)(nil)
 
-// pragmas are set on every connection: see the package comment.
-var pragmas = []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "secure_delete(ON)"}
+// Options configures Open. The zero value is the durable default.
+type Options struct {
+	// Relaxed syncs the file to disk at checkpoints only, not on every
+	// save (SQLite's synchronous=NORMAL in WAL mode): a save that returned
+	// still survives the process crashing, but the last ones may be lost
+	// if the machine loses power. It takes the disk's flush off every
+	// request; the README measures what that saves.
+	Relaxed bool
+}
 
 // Open opens the SQLite database at path, creating it and byheart's tables
 // if they are missing.
-func Open(ctx context.Context, path string) (*Store, error) {
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("store/sqlite: a file path without ? or #, not %q", path)
 	}
+	sync := "FULL"
+	if opts.Relaxed {
+		sync = "NORMAL"
+	}
+	// Every connection gets these: see the package comment.
+	pragmas := []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(" + sync + ")", "secure_delete(ON)"}
 	dsn := "file:" + path + "?_pragma=" + strings.Join(pragmas, "&_pragma=")
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {

@@ -41,7 +41,7 @@ const (
 
 func openAt(t testing.TB, path string) *Store {
 	t.Helper()
-	st, err := Open(context.Background(), path)
+	st, err := Open(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestConformance(t *testing.T) {
 
 func TestOpenRefusesAPathItCannotPassOn(t *testing.T) {
 	for _, path := range []string{"", "a?mode=ro", "b#frag"} {
-		if _, err := Open(context.Background(), path); err == nil {
+		if _, err := Open(context.Background(), path, Options{}); err == nil {
 			t.Errorf("Open(%q) succeeded", path)
 		}
 	}
@@ -195,7 +195,7 @@ func TestKilledMidAppendLeavesWholeSavesOnly(t *testing.T) {
 // checkWhole opens the file as the next process would and checks it.
 func checkWhole(t *testing.T, path string, k int) {
 	t.Helper()
-	st, err := Open(context.Background(), path)
+	st, err := Open(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatalf("after kill %d the store does not open: %v", k, err)
 	}
@@ -233,7 +233,7 @@ func childCommand(t *testing.T, mode, path, arg string) *exec.Cmd {
 // child runs a child process's work.
 func child(mode, path, arg string) error {
 	ctx := context.Background()
-	st, err := Open(ctx, path)
+	st, err := Open(ctx, path, Options{})
 	if err != nil {
 		return err
 	}
