@@ -26,7 +26,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -48,13 +47,8 @@ var _ store.Store = (*Store)(nil)
 // key=value connection string, as pgx reads them; search_path=... picks a
 // schema) and creates byheart's tables if they are missing.
 func Open(ctx context.Context, url string) (*Store, error) {
-	db, err := sql.Open("pgx", url)
+	s, err := sqlstore.Open(ctx, "pgx", url, dialect)
 	if err != nil {
-		return nil, fmt.Errorf("store/postgres: %w", err)
-	}
-	s, err := sqlstore.New(ctx, db, dialect)
-	if err != nil {
-		db.Close()
 		return nil, err
 	}
 	return &Store{s}, nil

@@ -60,13 +60,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	// Every connection gets these: see the package comment.
 	pragmas := []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(" + sync + ")", "secure_delete(ON)"}
 	dsn := "file:" + path + "?_pragma=" + strings.Join(pragmas, "&_pragma=")
-	db, err := sql.Open("sqlite", dsn)
+	s, err := sqlstore.Open(ctx, "sqlite", dsn, dialect)
 	if err != nil {
-		return nil, fmt.Errorf("store/sqlite: %w", err)
-	}
-	s, err := sqlstore.New(ctx, db, dialect)
-	if err != nil {
-		db.Close()
 		return nil, err
 	}
 	return &Store{s}, nil

@@ -68,6 +68,21 @@ func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 	return &Store{db: db, d: d, q: newQueries(d.Dollar)}, nil
 }
 
+// Open opens a database with the named database/sql driver and returns
+// a Store over it, as New does; on error nothing stays open.
+func Open(ctx context.Context, driver, dsn string, d Dialect) (*Store, error) {
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", d.Name, err)
+	}
+	s, err := New(ctx, db, d)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
 // DB returns the database the store uses, for maintenance such as
 // PostgreSQL's VACUUM.
 func (s *Store) DB() *sql.DB { return s.db }
