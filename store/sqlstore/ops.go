@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -16,6 +17,13 @@ import (
 func (s *Store) Load(ctx context.Context, scope store.Scope, since store.Position) (rec store.Record, err error) {
 	if err := scope.Check(); err != nil {
 		return rec, err
+	}
+	if since.Version != 0 {
+		// A warm copy is usually current: one statement tells, with no
+		// transaction around it.
+		if rec, current, err := s.current(ctx, scope, since); current || err != nil {
+			return rec, store.Op("load", scope, err)
+		}
 	}
 	t, err := s.begin(ctx, false)
 	if err != nil {
@@ -41,6 +49,26 @@ func (s *Store) Load(ctx context.Context, scope store.Scope, since store.Positio
 		}
 	}
 	return rec, s.readTurns(ctx, t, scope, c.Turns, &rec.Changes)
+}
+
+// current reports whether the conversation is still at since, and then
+// the record that says so.
+func (s *Store) current(ctx context.Context, scope store.Scope, since store.Position) (store.Record, bool, error) {
+	if s.closed.Load() {
+		return store.Record{}, false, store.ErrClosed
+	}
+	var at store.Position
+	err := s.db.QueryRowContext(ctx, s.q.version, scope.Tenant, scope.User, scope.Conversation).
+		Scan(&at.Version, &at.Epoch, &at.Turns, &at.Bound)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return store.Record{}, false, store.ErrNotFound
+	case err != nil:
+		return store.Record{}, false, s.closedOr(err)
+	case at != since:
+		return store.Record{}, false, nil
+	}
+	return store.Record{At: at, Changes: byheart.Changes{From: at.Turns}}, true, nil
 }
 
 // starts reads the stretch starts in (after, before).
@@ -72,11 +100,10 @@ func (s *Store) readTurns(ctx context.Context, t *tx, scope store.Scope, n int, 
 	var (
 		seq, redacted, auth, opens int
 		role, when                 string
-		text, source               []byte
 	)
 	for rows.Next() {
 		var turn byheart.Turn
-		if err := rows.Scan(&seq, &role, &text, &when, &redacted, &turn.Tool, &turn.CallID, &source, &auth, &opens); err != nil {
+		if err := rows.Scan(&seq, &role, &turn.Text, &when, &redacted, &turn.Tool, &turn.CallID, &turn.Source.Name, &auth, &opens); err != nil {
 			return err
 		}
 		if seq != c.From+len(c.Turns) {
@@ -85,8 +112,7 @@ func (s *Store) readTurns(ctx context.Context, t *tx, scope store.Scope, n int, 
 		if turn.Time, err = store.ParseTime(when); err != nil {
 			return fmt.Errorf("%w: turn %d: %w", byheart.ErrFormat, seq, err)
 		}
-		turn.Role, turn.Text, turn.Redacted = byheart.Role(role), string(text), redacted != 0
-		turn.Source = byheart.Source{Name: string(source), Authenticated: auth != 0}
+		turn.Role, turn.Redacted, turn.Source.Authenticated = byheart.Role(role), redacted != 0, auth != 0
 		if opens != 0 && seq > 0 {
 			c.Bounds = append(c.Bounds, seq)
 		}

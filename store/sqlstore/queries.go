@@ -13,7 +13,8 @@ const turnColumns = "seq, role, text, time, redacted, tool, call_id, source, aut
 
 // queries are the statements, written once with the dialect's placeholders.
 type queries struct {
-	conv, newConv, saveConv, redactConv     string
+	conv, version, newConv, saveConv        string
+	redactConv                              string
 	turns, starts, addTurn, open            string
 	redacted, redact, deleteTurns, dropConv string
 	userConvs, audit, auditOf               string
@@ -22,6 +23,7 @@ type queries struct {
 func newQueries(dollar bool) queries {
 	q := queries{
 		conv:       "SELECT version, epoch, turns, bound, kept FROM byheart_conversations WHERE " + scope,
+		version:    "SELECT version, epoch, turns, bound FROM byheart_conversations WHERE " + scope,
 		newConv:    "INSERT INTO byheart_conversations (tenant, user_id, conversation, version, epoch, turns, bound, kept, created_at, updated_at) VALUES (?, ?, ?, 0, ?, 0, 0, NULL, ?, ?)",
 		saveConv:   "UPDATE byheart_conversations SET version = ?, turns = ?, bound = ?, kept = ?, updated_at = ? WHERE " + scope,
 		redactConv: "UPDATE byheart_conversations SET version = ?, epoch = ?, kept = NULL, updated_at = ? WHERE " + scope,
@@ -39,7 +41,7 @@ func newQueries(dollar bool) queries {
 			" VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 		auditOf: "SELECT at, conversation, action, turn, count, version FROM byheart_audit WHERE tenant = ? AND user_id = ? ORDER BY id",
 	}
-	for _, s := range []*string{&q.conv, &q.newConv, &q.saveConv, &q.redactConv, &q.turns, &q.starts, &q.addTurn,
+	for _, s := range []*string{&q.conv, &q.version, &q.newConv, &q.saveConv, &q.redactConv, &q.turns, &q.starts, &q.addTurn,
 		&q.open, &q.redacted, &q.redact, &q.deleteTurns, &q.dropConv, &q.userConvs, &q.audit, &q.auditOf} {
 		*s = rebind(*s, dollar)
 	}
