@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"container/list"
 	"context"
 	"errors"
@@ -22,6 +23,7 @@ type Conversation struct {
 	scope  Scope
 	opts   byheart.Options
 	at     Position
+	kept   []byte // the kept selection as stored at `at`
 }
 
 // Open loads the conversation at scope whole, configured by opts. A
@@ -39,7 +41,7 @@ func Open(ctx context.Context, st Store, scope Scope, opts byheart.Options) (*Co
 	if c.Memory, err = byheart.Restore(rec.Changes, opts); err != nil {
 		return nil, Op("open", scope, err)
 	}
-	c.at = rec.At
+	c.at, c.kept = rec.At, rec.Changes.Kept
 	return c, nil
 }
 
@@ -62,11 +64,14 @@ func (c *Conversation) Save(ctx context.Context) error {
 	if err != nil {
 		return Op("save", c.scope, err)
 	}
+	if c.at.Version != 0 && len(changes.Turns) == 0 && len(changes.Bounds) == 0 && bytes.Equal(changes.Kept, c.kept) {
+		return nil // nothing to write
+	}
 	at, err := c.st.Save(ctx, c.scope, c.at, changes)
 	if err != nil {
 		return err
 	}
-	c.at = at
+	c.at, c.kept = at, changes.Kept
 	return nil
 }
 
@@ -94,7 +99,7 @@ func (c *Conversation) Refresh(ctx context.Context) error {
 	} else if err := c.Memory.Apply(rec.Changes); err != nil {
 		return Op("refresh", c.scope, err)
 	}
-	c.at = rec.At
+	c.at, c.kept = rec.At, rec.Changes.Kept
 	return nil
 }
 
@@ -108,7 +113,7 @@ func (c *Conversation) Redact(ctx context.Context, i int) error {
 			return err
 		}
 		if at.Version == c.at.Version+1 {
-			c.at = at // nobody else wrote in between: the copy is current
+			c.at, c.kept = at, nil // nobody else wrote in between: the copy is current
 		}
 	}
 	return c.Memory.Redact(i)

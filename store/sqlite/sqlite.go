@@ -26,7 +26,8 @@ import (
 
 	"github.com/byheart/byheart/store"
 	"github.com/byheart/byheart/store/sqlstore"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	sqlitelib "modernc.org/sqlite/lib"
 )
 
 // Store is a store.Store in one SQLite file. It is safe for concurrent
@@ -92,7 +93,15 @@ var dialect = sqlstore.Dialect{
 	},
 	BeginRead:  "BEGIN",
 	BeginWrite: "BEGIN IMMEDIATE",
+	Conflict:   conflict,
 	Erase:      checkpoint,
+}
+
+// conflict reports a key another writer took first: a conversation
+// created twice.
+func conflict(err error) bool {
+	var e *sqlite.Error
+	return errors.As(err, &e) && (e.Code() == sqlitelib.SQLITE_CONSTRAINT_PRIMARYKEY || e.Code() == sqlitelib.SQLITE_CONSTRAINT_UNIQUE)
 }
 
 // ErrErasurePending: an erasure committed, but readers kept the

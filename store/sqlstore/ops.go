@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -127,7 +126,10 @@ func (s *Store) readTurns(ctx context.Context, t *tx, scope store.Scope, n int, 
 	return nil
 }
 
-// Save implements store.Store.
+// Save implements store.Store. The conversation's row is written first,
+// on condition that it is still at base's version, which both checks and
+// locks it in one statement; a new conversation's row is inserted, and a
+// key already taken is the conflict.
 func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position, c byheart.Changes) (at store.Position, err error) {
 	if err := store.CheckSave(scope, base, c); err != nil {
 		return base, store.Op("save", scope, err)
@@ -138,31 +140,21 @@ func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position
 	}
 	defer func() { err = store.Op("save", scope, s.end(ctx, t, err)) }()
 	now := store.Now()
-	cur, err := s.conversation(ctx, t, scope, true)
-	switch {
-	case errors.Is(err, store.ErrNotFound) && base == (store.Position{}):
-		cur.Epoch = now.UnixMicro()
-		if _, err = t.conn.ExecContext(ctx, s.q.newConv, scope.Tenant, scope.User, scope.Conversation, cur.Epoch, now.UnixMicro(), now.UnixMicro()); err != nil {
-			return base, err
-		}
-	case errors.Is(err, store.ErrNotFound):
-		return base, fmt.Errorf("%w: it was deleted", store.ErrConflict)
-	case err != nil:
-		return base, err
-	case cur.Version != base.Version || cur.Epoch != base.Epoch || base.Version == 0:
-		return base, fmt.Errorf("%w: stored at version %d, the copy at %d", store.ErrConflict, cur.Version, base.Version)
-	case len(c.Turns) == 0 && len(c.Bounds) == 0 && bytes.Equal(cur.kept, c.Kept):
-		return cur.Position, nil
-	}
-	if err := s.append(ctx, t, scope, c, now); err != nil {
-		return base, err
-	}
-	at = store.Position{Version: cur.Version + 1, Epoch: cur.Epoch, Turns: c.From + len(c.Turns), Bound: base.Bound}
+	at = store.Position{Version: base.Version + 1, Epoch: base.Epoch, Turns: c.From + len(c.Turns), Bound: base.Bound}
 	if len(c.Bounds) > 0 {
 		at.Bound = c.Bounds[len(c.Bounds)-1]
 	}
-	if _, err := t.conn.ExecContext(ctx, s.q.saveConv, at.Version, at.Turns, at.Bound, []byte(c.Kept), now.UnixMicro(),
-		scope.Tenant, scope.User, scope.Conversation); err != nil {
+	if base == (store.Position{}) {
+		at.Epoch = now.UnixMicro()
+		_, err = t.conn.ExecContext(ctx, s.q.newConv, scope.Tenant, scope.User, scope.Conversation,
+			at.Version, at.Epoch, at.Turns, at.Bound, []byte(c.Kept), now.UnixMicro(), now.UnixMicro())
+	} else {
+		err = s.advance(ctx, t, scope, base, at, c.Kept, now)
+	}
+	if err != nil {
+		return base, err
+	}
+	if err := s.append(ctx, t, scope, c, now); err != nil {
 		return base, err
 	}
 	if len(c.Turns) > 0 {
@@ -171,21 +163,48 @@ func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position
 	return at, err
 }
 
-// append writes the turns of c and marks its stretch starts.
+// advance moves a stored conversation from base to at, or says why it
+// cannot: it is at another version, or it is gone.
+func (s *Store) advance(ctx context.Context, t *tx, scope store.Scope, base, at store.Position, kept []byte, now time.Time) error {
+	res, err := t.conn.ExecContext(ctx, s.q.saveConv, at.Version, at.Turns, at.Bound, kept, now.UnixMicro(),
+		scope.Tenant, scope.User, scope.Conversation, base.Version, base.Epoch)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	cur, err := s.conversation(ctx, t, scope, false)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: it was deleted", store.ErrConflict)
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: stored at version %d, the copy at %d", store.ErrConflict, cur.Version, base.Version)
+}
+
+// append writes the turns of c, as many to a statement as the databases
+// take, and marks its stretch starts.
 func (s *Store) append(ctx context.Context, t *tx, scope store.Scope, c byheart.Changes, now time.Time) error {
-	for i, turn := range c.Turns {
-		seq := c.From + i
-		when, err := store.TimeText(turn.Time)
-		if err != nil {
-			return err
+	for lo := 0; lo < len(c.Turns); lo += rowsPerInsert {
+		hi := min(lo+rowsPerInsert, len(c.Turns))
+		args := make([]any, 0, (hi-lo)*turnArgs)
+		for i, turn := range c.Turns[lo:hi] {
+			seq := c.From + lo + i
+			when, err := store.TimeText(turn.Time)
+			if err != nil {
+				return err
+			}
+			text, source := []byte(turn.Text), []byte(turn.Source.Name)
+			if turn.Redacted {
+				text, source = []byte{}, []byte{}
+			}
+			args = append(args, scope.Tenant, scope.User, scope.Conversation,
+				seq, string(turn.Role), text, when, flag(turn.Redacted), turn.Tool, turn.CallID, source,
+				flag(turn.Source.Authenticated && !turn.Redacted), flag(slices.Contains(c.Bounds, seq)), now.UnixMicro())
 		}
-		text, source := []byte(turn.Text), []byte(turn.Source.Name)
-		if turn.Redacted {
-			text, source = []byte{}, []byte{}
-		}
-		if _, err := t.conn.ExecContext(ctx, s.q.addTurn, scope.Tenant, scope.User, scope.Conversation,
-			seq, string(turn.Role), text, when, flag(turn.Redacted), turn.Tool, turn.CallID, source,
-			flag(turn.Source.Authenticated && !turn.Redacted), flag(slices.Contains(c.Bounds, seq)), now.UnixMicro()); err != nil {
+		if _, err := t.conn.ExecContext(ctx, s.q.addTurns(hi-lo), args...); err != nil {
 			return err
 		}
 	}
