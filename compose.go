@@ -52,17 +52,16 @@ type Message struct {
 }
 
 // Part is one text block of a message. A part of a ToolCall or ToolResult
-// message carries its call too, so an adapter can send it in the
+// message carries its Call too, so an adapter can send it in the
 // provider's own shape (a tool_use or tool_result block, an assistant tool
 // call or a tool message); its Text is the same turn as plain text, framed,
-// for a provider without tools.
+// for a provider without tools. Call is nil on every other part.
 type Part struct {
 	Text string `json:"text"`
-	Call Call   `json:"call,omitzero"`
+	Call *Call  `json:"call,omitempty"`
 }
 
-// Call identifies the tool call a part makes or answers; it is zero on
-// every other part.
+// Call identifies the tool call a part makes or answers.
 type Call struct {
 	// ID is the call's Turn.CallID; it may be empty.
 	ID string `json:"id,omitempty"`

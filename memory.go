@@ -39,6 +39,14 @@
 // said on Thursday 25 May 2023, is indexed and shown as "I ran the race last
 // Saturday [20 May 2023]" (see Annotate), while the turn keeps its words.
 //
+// An agent appends its tool calls and what they returned with AppendTurn,
+// each result naming its source and whether that source is authenticated,
+// and composes each step with Continue. Tool results and notes reach the
+// model only framed as material from their source, marked unverified when
+// it is not authenticated, never in the user's voice; Options.Unverified
+// can keep unverified material out of the context altogether. A call and
+// its result always travel together.
+//
 // The characters of everything but the final query never exceed the budget,
 // framing included. A turn's text can never pass for the memory block, the
 // outside-material block or another speaker's line. Redact removes a turn's

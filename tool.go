@@ -320,18 +320,18 @@ func nativeTool(tt *turn) string {
 }
 
 // callOf is what a tool turn's native part tells an adapter about its call.
-func callOf(tt *turn) Call {
+func callOf(tt *turn) *Call {
 	switch tt.Role {
 	case ToolCall:
-		c := Call{ID: tt.CallID, Name: tt.Tool}
+		c := &Call{ID: tt.CallID, Name: tt.Tool}
 		if !tt.Redacted {
 			c.Arguments = tt.Text
 		}
 		return c
 	case ToolResult:
-		return Call{ID: tt.CallID, Name: tt.Tool}
+		return &Call{ID: tt.CallID, Name: tt.Tool}
 	}
-	return Call{}
+	return nil
 }
 
 // Pairs returns, for each part of r in order (every message's parts, one
@@ -350,7 +350,11 @@ func (r Result) Pairs() []int {
 	for _, m := range r.Messages {
 		for _, p := range m.Parts {
 			roles = append(roles, m.Role)
-			ids = append(ids, p.Call.ID)
+			id := ""
+			if p.Call != nil {
+				id = p.Call.ID
+			}
+			ids = append(ids, id)
 		}
 	}
 	partner := make([]int, len(roles))

@@ -525,9 +525,9 @@ func TestToolResultsAreFramedWithTheirSourceBelowTheBudget(t *testing.T) {
 		return out
 	}())
 	call := r.Messages[1].Parts[0]
-	assert.Equal(t, Call{ID: "i1", Name: "inbox", Arguments: `{"from":"vendor"}`}, call.Call, "adapters get the call verbatim")
+	assert.Equal(t, &Call{ID: "i1", Name: "inbox", Arguments: `{"from":"vendor"}`}, call.Call, "adapters get the call verbatim")
 	result := r.Messages[2].Parts[0]
-	assert.Equal(t, Call{ID: "i1", Name: "inbox"}, result.Call)
+	assert.Equal(t, &Call{ID: "i1", Name: "inbox"}, result.Call)
 	head := resultMarker + " of inbox, from email:billing@vendor.example" + unverified + material + "\n  "
 	require.True(t, strings.HasPrefix(result.Text, head), result.Text)
 	require.True(t, strings.HasSuffix(result.Text, "\n"+resultEnd))
@@ -643,7 +643,7 @@ func TestQuarantinedResultsStillAnswerTheirCalls(t *testing.T) {
 	require.Len(t, r.Messages, 4)
 	res := r.Messages[2]
 	assert.Equal(t, ToolResult, res.Role)
-	assert.Equal(t, Call{ID: "c", Name: "inbox"}, res.Parts[0].Call)
+	assert.Equal(t, &Call{ID: "c", Name: "inbox"}, res.Parts[0].Call)
 	assert.Equal(t, resultMarker+" of inbox"+withheld, res.Parts[0].Text)
 }
 
@@ -940,7 +940,7 @@ func TestPairsMatchesEachResultWithACallOfTheReplyBeforeIt(t *testing.T) {
 	msg := func(role Role, ids ...string) Message {
 		m := Message{Role: role}
 		for _, id := range ids {
-			m.Parts = append(m.Parts, Part{Text: "x", Call: Call{ID: id, Name: "t"}})
+			m.Parts = append(m.Parts, Part{Text: "x", Call: &Call{ID: id, Name: "t"}})
 		}
 		return m
 	}
@@ -961,6 +961,8 @@ func TestPairsMatchesEachResultWithACallOfTheReplyBeforeIt(t *testing.T) {
 		{"two steps reusing an id", Result{Messages: []Message{msg(ToolCall, "a"), msg(ToolResult, "a"), msg(ToolCall, "a"), msg(ToolResult, "a")}},
 			[]int{1, 0, 3, 2}},
 		{"an empty result", Result{}, []int{}},
+		{"hand-built parts without a call", Result{Messages: []Message{{Role: ToolCall, Parts: []Part{{Text: "c"}}},
+			{Role: ToolResult, Parts: []Part{{Text: "r"}}}}}, []int{1, 0}},
 	}
 	for _, c := range cases {
 		assert.Equal(t, c.want, c.r.Pairs(), c.name)

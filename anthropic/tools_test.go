@@ -144,7 +144,7 @@ func TestMessagesSendsCallsAndResultsWithoutTheirPairAsText(t *testing.T) {
 	orphan := byheart.Result{StableUpto: -1, Messages: []byheart.Message{
 		{Role: byheart.User, Parts: []byheart.Part{{Text: "hi"}}},
 		{Role: byheart.Assistant, Parts: []byheart.Part{{Text: "hello"}}},
-		{Role: byheart.ToolResult, Parts: []byheart.Part{{Text: "«byheart tool result» of x: found", Call: byheart.Call{ID: "x1", Name: "x"}}}},
+		{Role: byheart.ToolResult, Parts: []byheart.Part{{Text: "«byheart tool result» of x: found", Call: &byheart.Call{ID: "x1", Name: "x"}}}},
 		{Role: byheart.User, Parts: []byheart.Part{{Text: "and?"}}},
 	}}
 	msgs = request(t, orphan)
