@@ -433,7 +433,9 @@ func TestCompositionsKeepCallsAndResultsPairedAtEveryBudget(t *testing.T) {
 					}
 					mustAppend(t, m, Assistant, fmt.Sprintf("answer %d", i))
 					for _, q := range []string{"when does the plumber come?", "garden weather", fmt.Sprintf("record %d", i)} {
-						checkAgent(t, m, compose(t, m, q), false)
+						r := compose(t, m, q)
+						checkAgent(t, m, r, false)
+						checkResult(t, m, q, r)
 					}
 				}
 			})
@@ -914,6 +916,9 @@ func FuzzAgentTurns(f *testing.F) {
 				checkAgent(t, m, r, cont)
 				checkQuotes(t, m)
 			}
+			if !cont {
+				checkResult(t, m, query, r)
+			}
 			if quarantine {
 				for x := range m.turns {
 					if tt := &m.turns[x]; tt.hidden && len(tt.Text) >= 8 && !strings.Contains(query, tt.Text) {
@@ -988,5 +993,45 @@ func TestPairsMatchesEachResultWithACallOfTheReplyBeforeIt(t *testing.T) {
 			}
 			k++
 		}
+	}
+}
+
+func TestAgentTurnsAreSafeForConcurrentUse(t *testing.T) {
+	t.Parallel()
+	m := New(Options{Budget: 800, Chunk: 120})
+	ctx := context.Background()
+	var checks collector
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 40 {
+			if _, err := m.Append(User, fmt.Sprintf("question %d", i)); err != nil {
+				checks.Errorf("append: %v", err)
+				return
+			}
+			if _, err := m.AppendTurn(Turn{Role: ToolCall, Tool: "search", CallID: "c", Text: "{}"}); err != nil {
+				checks.Errorf("call: %v", err)
+				return
+			}
+			if _, err := m.AppendTurn(Turn{Role: ToolResult, CallID: "c", Text: fmt.Sprintf("result %d", i), Source: Source{Name: "web:x"}}); err != nil {
+				checks.Errorf("result: %v", err)
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			require.Empty(t, checks.errs)
+			return
+		default:
+		}
+		r, err := m.Continue(ctx)
+		require.NoError(t, err)
+		checkPairs(t, r)
+		_, err = m.Compose(ctx, "result")
+		require.NoError(t, err)
+		_, err = m.ToJSON()
+		require.NoError(t, err)
 	}
 }
