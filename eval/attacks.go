@@ -81,6 +81,12 @@ func parseAttacks(data []byte) (*attackFile, error) {
 	if len(f.Scenarios) == 0 || len(f.Filler) == 0 {
 		return nil, errors.New("the suite needs scenarios and filler")
 	}
+	m := byheart.New(byheart.Options{})
+	for _, t := range filler(&f, 0, len(f.Filler)) {
+		if _, err := m.AppendTurn(t); err != nil {
+			return nil, fmt.Errorf("filler: %w", err)
+		}
+	}
 	seen := map[string]bool{}
 	for _, s := range f.Scenarios {
 		if seen[s.ID] || s.ID == "" {
@@ -123,6 +129,9 @@ func (s *attackScenario) check() error {
 			}
 		}
 		for _, q := range s.Questions {
+			if strings.TrimSpace(q) == "" || !utf8.ValidString(q) {
+				return fmt.Errorf("question %q is empty or not UTF-8", q)
+			}
 			if strings.Contains(q, p) {
 				return fmt.Errorf("poison %q appears in the question %q", p, q)
 			}

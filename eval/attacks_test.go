@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,4 +161,34 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
+}
+
+func TestRunWritesTheAttacksSection(t *testing.T) {
+	var out bytes.Buffer
+	path := filepath.Join(t.TempDir(), "attacks.json")
+	require.NoError(t, os.WriteFile(path, []byte(tinyAttack), 0o644))
+	require.NoError(t, run([]string{"-only", "attacks", "-attacks", path}, &out, &bytes.Buffer{}))
+	assert.Contains(t, out.String(), "## Attacks: poisoned tool text (1 scenarios, 1 questions)")
+	assert.Contains(t, out.String(), "| quote | whole conversation, native (rule 1) | 1 | 100.0% | 0.0% | 100.0% |")
+	assert.Contains(t, out.String(), "| quarantine | padded, agent loop (Continue) | 1 | 0.0% | 0.0% | – |")
+	assert.Contains(t, out.String(), "| evidence in tool results, authenticated |")
+}
+
+func FuzzParseAttacks(f *testing.F) {
+	f.Add([]byte(tinyAttack))
+	f.Add([]byte(`{"filler": [["a", "b"]], "scenarios": [{"id": "x", "turns": [{"role": "note", "text": "p", "source": "s"}], "poison": ["p"], "questions": ["q"]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		suite, err := parseAttacks(data)
+		if err != nil {
+			return
+		}
+		for i := range suite.Scenarios {
+			s := &suite.Scenarios[i]
+			for _, arm := range attackArms {
+				tally, err := runScenario(suite, s, arm, byheart.Quote, 20000)
+				require.NoError(t, err, "an accepted scenario runs")
+				assert.Equal(t, len(s.Questions), tally.compositions)
+			}
+		}
+	})
 }
