@@ -49,6 +49,8 @@ func TestParseAttacksReadsTheSuiteAndRejectsOnesThatCannotMeasure(t *testing.T) 
 		"poison over two lines":          strings.Replace(tinyAttack, `"I agree."]`, `"1234.\nuser"]`, 1),
 		"a framed turn with no source":   strings.Replace(tinyAttack, `, "source": "email:billing@vendor.example"`, ``, 1),
 		"no questions":                   strings.Replace(tinyAttack, `["Which account should invoices go to?"]`, `[]`, 1),
+		"a blank question":               strings.Replace(tinyAttack, `["Which account should invoices go to?"]`, `[" "]`, 1),
+		"empty filler":                   strings.Replace(tinyAttack, `"The weather is grey."`, `""`, 1),
 		"a scenario id given twice":      strings.Replace(tinyAttack, `"scenarios": [{`, `"scenarios": [{"id": "forged", "turns": [], "poison": ["x"], "questions": ["q"]}, {`, 1),
 		"a scenario with an empty turn":  strings.Replace(tinyAttack, `"The vendor wrote."`, `""`, 1),
 		"a source with spaces around it": strings.Replace(tinyAttack, `"email:billing@vendor.example"`, `" email:billing@vendor.example"`, 1),
