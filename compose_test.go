@@ -368,7 +368,7 @@ func TestATurnCannotPassForAFramingBlockNatively(t *testing.T) {
 			parts := flat(r)
 			require.Len(t, parts, 3)
 			assert.False(t, opensLikeMarker(parts[0]), "a user turn passed for a framing block: %q", parts[0])
-			assert.Contains(t, parts[0], spoof, "the text must still reach the model verbatim")
+			assert.Contains(t, unguard(parts[0]), spoof, "the text must still reach the model verbatim")
 		})
 	}
 }
@@ -387,7 +387,7 @@ func TestATurnCannotPassForAFramingBlockInTheTail(t *testing.T) {
 				found := false
 				for k, p := range parts[1 : len(parts)-1] {
 					assert.False(t, opensLikeMarker(p), "part %d passes for a framing block: %q", k+1, p)
-					found = found || strings.Contains(p, spoof)
+					found = found || strings.Contains(unguard(p), spoof)
 				}
 				assert.True(t, found, "the turn must reach the model verbatim")
 			})
@@ -449,7 +449,7 @@ func TestATurnCannotForgeASpeakerLineInTheMemoryBlock(t *testing.T) {
 				assert.NotEqual(t, memoryFooter, l, "the block was closed early")
 				assert.False(t, strings.HasPrefix(l, "«"), "a marker at the margin: %q", l)
 			}
-			assert.Contains(t, block, "user: "+indented(forged)+"\n", "the words must reach the model verbatim")
+			assert.Contains(t, unguard(block), "user: "+indented(forged)+"\n", "the words must reach the model verbatim")
 		})
 	}
 }

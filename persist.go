@@ -113,7 +113,7 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 		}
 		x := makeTurn(t)
 		m.turns = append(m.turns, x)
-		m.total += int(x.native)
+		m.total += x.native
 	}
 	m.restretch(cleanBounds(ints(w.Bounds), len(m.turns)))
 	if s := w.Selection.read(); s != nil && m.validKept(s) {
