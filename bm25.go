@@ -95,17 +95,21 @@ type indexScratch struct {
 
 	q query // the query being ranked
 
-	tk      tokenizer
-	scratch []uint32
+	tk       tokenizer
+	scratch  []uint32
+	keying   keying
+	keyPiece func(string) // keying.piece
 }
 
 func newIndex() *index {
-	return &index{
+	ix := &index{
 		seed:  maphash.MakeSeed(),
 		vocab: make(map[string]uint32),
 		byKey: make(map[docKey]int32),
 		open:  make(map[uint32]int32),
 	}
+	ix.keyPiece = ix.keying.piece
+	return ix
 }
 
 // intern returns the term's id, adding it to the vocabulary if new.
@@ -116,12 +120,23 @@ func (ix *index) intern(term []byte) uint32 {
 	id := uint32(len(ix.terms))
 	s := string(term)
 	ix.vocab[s] = id
-	ix.terms = append(ix.terms, s)
-	ix.post = append(ix.post, nil)
-	ix.df = append(ix.df, 0)
-	ix.maxTF = append(ix.maxTF, 0)
-	ix.minDL = append(ix.minDL, 0)
+	ix.terms = append(doubled(ix.terms), s)
+	ix.post = append(doubled(ix.post), nil)
+	ix.df = append(doubled(ix.df), 0)
+	ix.maxTF = append(doubled(ix.maxTF), 0)
+	ix.minDL = append(doubled(ix.minDL), 0)
 	return id
+}
+
+// doubled returns s with room for one more, doubling its capacity when it is
+// full: append grows a large slice by a quarter, which over the life of a
+// vocabulary allocates five times its final size, where doubling allocates
+// twice.
+func doubled[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), 16))
 }
 
 // addPosting records that closed slot s holds term id tf times, keeping the
@@ -222,19 +237,30 @@ func (ix *index) resetOpen() {
 // key returns the content key of a text given as consecutive pieces joined by
 // newlines, without building the joined string.
 func (ix *index) key(pieces func(yield func(string))) docKey {
-	var h maphash.Hash
-	h.SetSeed(ix.seed)
-	n, first := 0, true
-	pieces(func(s string) {
-		if !first {
-			h.WriteByte('\n')
-			n++
-		}
-		first = false
-		h.WriteString(s)
-		n += len(s)
-	})
-	return docKey{h.Sum64(), n}
+	k := &ix.keying
+	k.h.SetSeed(ix.seed)
+	k.n, k.first = 0, true
+	pieces(ix.keyPiece)
+	return docKey{k.h.Sum64(), k.n}
+}
+
+// keying is the state of one key computation. It lives in the index, and
+// its piece method is bound once, because a closure over a Hash passed to
+// an arbitrary iterator escapes to the heap on every call.
+type keying struct {
+	h     maphash.Hash
+	n     int
+	first bool
+}
+
+func (k *keying) piece(s string) {
+	if !k.first {
+		k.h.WriteByte('\n')
+		k.n++
+	}
+	k.first = false
+	k.h.WriteString(s)
+	k.n += len(s)
 }
 
 // acquire returns the slot for a closed text, encoding it only when no
@@ -246,12 +272,16 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 	ix.scratch = ix.scratch[:0]
 	text(func(p string) { ix.scratch = ix.encode(ix.scratch, p) })
 	s := ix.newSlot(k, int32(len(ix.scratch)), user)
-	tf := make(map[uint32]int32, len(ix.scratch))
-	for _, id := range ix.scratch {
-		tf[id]++
-	}
-	for id, n := range tf {
-		ix.addPosting(id, s, n)
+	// Sorting the term ids counts each term's frequency as a run, without
+	// a map per text.
+	slices.Sort(ix.scratch)
+	for i := 0; i < len(ix.scratch); {
+		j := i + 1
+		for j < len(ix.scratch) && ix.scratch[j] == ix.scratch[i] {
+			j++
+		}
+		ix.addPosting(ix.scratch[i], s, int32(j-i))
+		i = j
 	}
 	return s
 }
@@ -516,9 +546,9 @@ func (ix *index) newSlot(k docKey, length int32, user int32) int32 {
 		ix.free = ix.free[:n-1]
 	} else {
 		s = int32(len(ix.slots))
-		ix.slots = append(ix.slots, slot{})
-		ix.lens = append(ix.lens, 0)
-		ix.owner = append(ix.owner, -1)
+		ix.slots = append(doubled(ix.slots), slot{})
+		ix.lens = append(doubled(ix.lens), 0)
+		ix.owner = append(doubled(ix.owner), -1)
 	}
 	ix.slots[s] = slot{key: k, length: length, refs: 1, users: []int32{user}}
 	ix.lens[s] = length
