@@ -79,7 +79,8 @@ var (
 	// ErrUTF8: text or query that is not valid UTF-8.
 	ErrUTF8 = errors.New("byheart: text is not valid UTF-8")
 	// ErrTime: a turn time ToJSON could not write. Times are saved as
-	// RFC 3339, which holds years 0 to 9999 and zone offsets under a day.
+	// RFC 3339, which holds years 0 to 9999, with zone offsets under a day
+	// (an offset with seconds keeps them).
 	ErrTime = errors.New("byheart: turn time cannot be saved")
 	// ErrIndex: a turn index outside the conversation.
 	ErrIndex = errors.New("byheart: turn index out of range")
@@ -385,8 +386,8 @@ func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 		return -1, err
 	}
 	if !when.IsZero() {
-		if _, err := when.MarshalText(); err != nil {
-			return -1, fmt.Errorf("%w: %w", ErrTime, err)
+		if _, err := appendTime(nil, when); err != nil {
+			return -1, err
 		}
 	}
 	m.mu.Lock()

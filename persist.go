@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
-	"time"
 )
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
@@ -35,7 +34,7 @@ type wire struct {
 type wireTurn struct {
 	Role     Role       `json:"role"`
 	Text     string     `json:"text"`
-	Time     *time.Time `json:"time,omitempty"`
+	Time     *savedTime `json:"time,omitempty"`
 	Redacted bool       `json:"redacted,omitempty"`
 }
 
@@ -56,7 +55,7 @@ func (m *Memory) ToJSON() ([]byte, error) {
 		t := &m.turns[i]
 		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted}
 		if !t.Time.IsZero() {
-			w.Turns[i].Time = &t.Time
+			w.Turns[i].Time = (*savedTime)(&t.Time)
 		}
 	}
 	for i, s := range m.str {
@@ -69,14 +68,16 @@ func (m *Memory) ToJSON() ([]byte, error) {
 }
 
 // FromJSON restores a Memory written by ToJSON, configured by opts. Turns
-// are checked as Append checks them; boundaries that are out of range
-// (however large), not integers, unsorted or repeated are dropped, and a
-// kept selection whose numbers are out of range or that no longer matches
-// the boundaries is dropped too (the next Compose rebuilds), since both are
-// derived state that can be repaired. Anything else malformed, including
-// boundaries or a selection that are not lists of numbers, is an error
-// wrapping ErrFormat, ErrVersion or ErrTooLarge; FromJSON never panics on
-// its input.
+// are checked as Append checks them, and a time must be one ToJSON writes
+// (RFC 3339, a year in 0-9999, an offset under a day, which may have
+// seconds); boundaries that are out of range (however large), not
+// integers, unsorted or repeated are dropped, and a kept selection whose
+// numbers are out of range or that no longer matches the boundaries is
+// dropped too (the next Compose rebuilds), since both are derived state that
+// can be repaired. Anything else malformed, including boundaries or a
+// selection that are not lists of numbers, is an error wrapping ErrFormat,
+// ErrVersion or ErrTooLarge; FromJSON never panics on its input. Its memory
+// and time grow in proportion to the input's size.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
 		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
@@ -100,14 +101,12 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	}
 	m := New(opts)
 	m.turns = make([]turn, 0, len(w.Turns))
+	z := zones{}
 	for i, wt := range w.Turns {
 		if err := checkTurn(wt.Role, wt.Text); err != nil {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
 		}
-		t := Turn{Role: wt.Role, Text: wt.Text, Redacted: wt.Redacted}
-		if wt.Time != nil {
-			t.Time = *wt.Time
-		}
+		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time), Redacted: wt.Redacted}
 		if t.Redacted {
 			t.Text = redactedText
 		}
@@ -115,7 +114,8 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 		m.turns = append(m.turns, x)
 		m.total += x.native
 	}
-	m.restretch(cleanBounds(ints(w.Bounds), len(m.turns)))
+	w.Turns = nil // read: let the collector have them while the index is built
+	m.restretch(cleanBounds(w.Bounds, len(m.turns)))
 	if s := w.Selection.read(); s != nil && m.validKept(s) {
 		m.sel = &kept{keys: s.Keys, ends: s.Ends, upto: s.Upto}
 		m.sel.block, m.sel.size = m.renderBlock(m.sel.keys, m.sel.ends)
@@ -136,10 +136,10 @@ func orEmpty(xs []int) []int {
 // read as written, so that one too large for an int is dropped as garbage,
 // like any other out-of-range boundary, rather than costing the turns.
 type wireIn struct {
-	Version   int           `json:"version"`
-	Turns     []wireTurn    `json:"turns"`
-	Bounds    []json.Number `json:"bounds"`
-	Selection *wireKeptIn   `json:"selection"`
+	Version   int         `json:"version"`
+	Turns     turnList    `json:"turns"`
+	Bounds    boundList   `json:"bounds"`
+	Selection *wireKeptIn `json:"selection"`
 }
 
 type wireKeptIn struct {
@@ -174,25 +174,20 @@ func (s *wireKeptIn) read() *wireKept {
 }
 
 // cleanBounds keeps the boundaries that can be stretch starts of n turns,
-// sorted and unique, starting at 0.
+// sorted and unique, starting at 0. It reuses the storage of bounds.
 func cleanBounds(bounds []int, n int) []int {
 	if n == 0 {
 		return nil
 	}
-	out := []int{0}
+	out := bounds[:0]
 	for _, b := range bounds {
 		if b > 0 && b < n {
 			out = append(out, b)
 		}
 	}
-	sort.Ints(out)
-	uniq := out[:1]
-	for _, b := range out[1:] {
-		if b != uniq[len(uniq)-1] {
-			uniq = append(uniq, b)
-		}
-	}
-	return uniq
+	out = append(out, 0)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // validKept reports whether a saved selection names existing stretches, in
