@@ -67,6 +67,10 @@ func (g *guardRules) apply(text string) string {
 	for i := 0; i <= len(text); {
 		n := 0
 		if i < len(text) {
+			if !mayBreak[text[i]] {
+				i++
+				continue
+			}
 			if n = breakAt(text, i); n == 0 {
 				i++
 				continue
@@ -89,6 +93,10 @@ func (g *guardRules) apply(text string) string {
 	b.WriteString(text[done:])
 	return b.String()
 }
+
+// mayBreak marks the bytes a line break can start with (see breakAt), so
+// long lines are passed over a byte at a time without a call.
+var mayBreak = [256]bool{'\n': true, '\v': true, '\f': true, '\r': true, 0x1c: true, 0x1d: true, 0x1e: true, 0xC2: true, 0xE2: true}
 
 // flags reports whether line (no break in it) could be read as framing.
 func (g *guardRules) flags(line string) bool {
