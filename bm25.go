@@ -1,6 +1,7 @@
 package byheart
 
 import (
+	"cmp"
 	"hash/maphash"
 	"math"
 	mbits "math/bits"
@@ -29,7 +30,7 @@ type posting struct {
 // slot is one distinct closed-stretch text in the index.
 type slot struct {
 	key    docKey
-	length int32   // terms in the text
+	length int     // terms in the text
 	refs   int32   // stretches with this exact text; 0 means the slot is free
 	users  []int32 // those stretches, by position
 }
@@ -55,8 +56,8 @@ type index struct {
 	live   int   // slots in use
 	length int64 // terms across live slots
 
-	open    map[uint32]int32 // the open stretch's term frequencies
-	openLen int32
+	open    map[uint32]int // the open stretch's term frequencies
+	openLen int
 
 	// Per term, what bounds its score in any closed text: the largest term
 	// frequency in its postings and the shortest text holding it. Removal
@@ -99,6 +100,16 @@ type indexScratch struct {
 	scratch  []uint32
 	keying   keying
 	keyPiece func(string) // keying.piece
+
+	// seen marks, by term id, the terms of the query being prepared: those
+	// whose mark is seenEpoch.
+	seen      []uint32
+	seenEpoch uint32
+
+	// stop is the caller's ctx.Done() while a composition ranks; stopped
+	// is set once it was found closed (see halted).
+	stop    <-chan struct{}
+	stopped bool
 }
 
 func newIndex() *index {
@@ -106,7 +117,7 @@ func newIndex() *index {
 		seed:  maphash.MakeSeed(),
 		vocab: make(map[string]uint32),
 		byKey: make(map[docKey]int32),
-		open:  make(map[uint32]int32),
+		open:  make(map[uint32]int),
 	}
 	ix.keyPiece = ix.keying.piece
 	return ix
@@ -138,6 +149,12 @@ func doubled[T any](s []T) []T {
 	}
 	return slices.Grow(s, max(len(s), 16))
 }
+
+// sat32 is n as the index's compact per-posting and per-text counts keep
+// it, held at the largest int32 rather than wrapping: a term said more than
+// two billion times, or a text of more terms, scores as if it had just that
+// many, which BM25's saturation makes no difference to in practice.
+func sat32(n int) int32 { return int32(min(n, math.MaxInt32)) }
 
 // addPosting records that closed slot s holds term id tf times, keeping the
 // list sorted by slot and the term's bounds up to date. A new slot is the
@@ -222,7 +239,7 @@ func (ix *index) addOpen(text string) {
 	for _, id := range ix.scratch {
 		ix.open[id]++
 	}
-	ix.openLen += int32(len(ix.scratch))
+	ix.openLen += len(ix.scratch)
 }
 
 // resetOpen empties the open stretch, forgetting vocabulary only it held.
@@ -271,7 +288,7 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 	}
 	ix.scratch = ix.scratch[:0]
 	text(func(p string) { ix.scratch = ix.encode(ix.scratch, p) })
-	s := ix.newSlot(k, int32(len(ix.scratch)), user)
+	s := ix.newSlot(k, len(ix.scratch), user)
 	// Sorting the term ids counts each term's frequency as a run, without
 	// a map per text.
 	slices.Sort(ix.scratch)
@@ -280,7 +297,7 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 		for j < len(ix.scratch) && ix.scratch[j] == ix.scratch[i] {
 			j++
 		}
-		ix.addPosting(ix.scratch[i], s, int32(j-i))
+		ix.addPosting(ix.scratch[i], s, sat32(j-i))
 		i = j
 	}
 	return s
@@ -366,11 +383,13 @@ func (ix *index) corpus(extra [][]string) corpus {
 	c := corpus{n: n}
 	if len(extra) > 0 {
 		c.extra = make(map[string]int32)
-		for _, d := range extra {
+		last := make(map[string]int) // the last document that counted each term, plus one
+		for i, d := range extra {
 			c.n++
 			length += float64(len(d))
-			for i, t := range d {
-				if !contains(d[:i], t) {
+			for _, t := range d {
+				if last[t] != i+1 {
+					last[t] = i + 1
 					c.extra[t]++
 				}
 			}
@@ -383,15 +402,6 @@ func (ix *index) corpus(extra [][]string) corpus {
 		c.avgdl = 1
 	}
 	return c
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (ix *index) idf(c corpus, q qterm) float64 {
@@ -413,7 +423,11 @@ func termScore(idf, tf, dl, avgdl float64) float64 {
 // the conversation never used are left out: they cannot score.
 func (ix *index) queryTerms(query string, all bool) []qterm {
 	var qs []qterm
+	seen := make(map[string]bool)
 	ix.tk.each(query, func(term []byte) {
+		if seen[string(term)] || ix.halted(len(qs)) {
+			return
+		}
 		id, ok := ix.vocab[string(term)]
 		if !ok {
 			if !all {
@@ -421,12 +435,9 @@ func (ix *index) queryTerms(query string, all bool) []qterm {
 			}
 			id = noTerm
 		}
-		for _, x := range qs {
-			if x.text == string(term) {
-				return
-			}
-		}
-		qs = append(qs, qterm{id, string(term)})
+		s := string(term)
+		seen[s] = true
+		qs = append(qs, qterm{id, s})
 	})
 	return qs
 }
@@ -454,28 +465,10 @@ func (ix *index) score(c corpus, q []qterm, scores []float64, touched []int32) (
 	return open, touched
 }
 
-// scoreDoc scores a document that is not in the index (outside material,
-// given as its terms) under the given corpus statistics.
-func (ix *index) scoreDoc(c corpus, q []qterm, doc []string) float64 {
-	s := 0.0
-	for _, t := range q {
-		tf := 0
-		for _, x := range doc {
-			if x == t.text {
-				tf++
-			}
-		}
-		if tf > 0 {
-			s += termScore(ix.idf(c, t), float64(tf), float64(len(doc)), c.avgdl)
-		}
-	}
-	return s
-}
-
 // weigh scores extra documents (outside material, given as their terms)
 // for the query under one corpus table that counts them among the
 // stretches, and returns their scores with the best stretch's, the open
-// one's included when it has turns.
+// one's included when it has turns. A document it had no time for scores 0.
 func (ix *index) weigh(query string, extra [][]string, withOpen bool) ([]float64, float64) {
 	c := ix.corpus(extra)
 	q := ix.queryTerms(query, true)
@@ -489,10 +482,49 @@ func (ix *index) weigh(query string, extra [][]string, withOpen bool) ([]float64
 		best = max(best, scores[s])
 	}
 	out := make([]float64, len(extra))
+	at := make(map[string]int, len(q)) // each query term's position
+	for j, t := range q {
+		at[t.text] = j
+	}
+	tf := make([]int, len(q))
+	var hit []int // positions of the query terms the document holds
 	for i, doc := range extra {
-		out[i] = ix.scoreDoc(c, q, doc)
+		if ix.halted(0) {
+			break
+		}
+		for _, x := range doc {
+			if j, ok := at[x]; ok {
+				if tf[j] == 0 {
+					hit = append(hit, j)
+				}
+				tf[j]++
+			}
+		}
+		// Summed in query order, as scoring term by term would.
+		slices.Sort(hit)
+		for _, j := range hit {
+			out[i] += termScore(ix.idf(c, q[j]), float64(tf[j]), float64(len(doc)), c.avgdl)
+			tf[j] = 0
+		}
+		hit = hit[:0]
 	}
 	return out, best
+}
+
+// halted reports whether the caller's context has ended, checking it only
+// every 1024 terms read (n counts them; 0 checks now). Once it has, the
+// index reads no more of a long query or outside material and ranks with
+// what it has read.
+func (ix *index) halted(n int) bool {
+	if ix.stopped || n%1024 != 0 {
+		return ix.stopped
+	}
+	select {
+	case <-ix.stop:
+		ix.stopped = true
+	default:
+	}
+	return ix.stopped
 }
 
 // closeOpen moves the open stretch into the postings as a closed text with
@@ -504,7 +536,7 @@ func (ix *index) closeOpen(k docKey, user int32) int32 {
 	}
 	s := ix.newSlot(k, ix.openLen, user)
 	for id, n := range ix.open {
-		ix.addPosting(id, s, n)
+		ix.addPosting(id, s, sat32(n))
 	}
 	clear(ix.open)
 	ix.openLen = 0
@@ -539,7 +571,7 @@ func (ix *index) clearUsers(s int32) {
 }
 
 // newSlot takes a free slot for a new text of the given length in terms.
-func (ix *index) newSlot(k docKey, length int32, user int32) int32 {
+func (ix *index) newSlot(k docKey, length int, user int32) int32 {
 	var s int32
 	if n := len(ix.free); n > 0 {
 		s = ix.free[n-1]
@@ -551,7 +583,7 @@ func (ix *index) newSlot(k docKey, length int32, user int32) int32 {
 		ix.owner = append(doubled(ix.owner), -1)
 	}
 	ix.slots[s] = slot{key: k, length: length, refs: 1, users: []int32{user}}
-	ix.lens[s] = length
+	ix.lens[s] = sat32(length)
 	ix.owner[s] = user
 	ix.byKey[k] = s
 	ix.live++
@@ -584,16 +616,22 @@ func (ix *index) prepare(text string) *query {
 	q := &ix.q
 	q.ix, q.c, q.open = ix, ix.corpus(nil), 0
 	q.terms = q.terms[:0]
+	if len(ix.seen) < len(ix.terms) {
+		ix.seen = append(ix.seen, make([]uint32, max(len(ix.terms), 2*len(ix.seen))-len(ix.seen))...)
+	}
+	if ix.seenEpoch++; ix.seenEpoch == 0 {
+		clear(ix.seen)
+		ix.seenEpoch = 1
+	}
 	ix.tk.each(text, func(term []byte) {
-		id, ok := ix.vocab[string(term)]
-		if !ok {
+		if ix.halted(len(q.terms)) {
 			return
 		}
-		for _, x := range q.terms {
-			if x.id == id {
-				return
-			}
+		id, ok := ix.vocab[string(term)]
+		if !ok || ix.seen[id] == ix.seenEpoch {
+			return
 		}
+		ix.seen[id] = ix.seenEpoch
 		q.terms = append(q.terms, qterm{id: id})
 	})
 	n := len(q.terms)
@@ -610,13 +648,9 @@ func (ix *index) prepare(text string) *query {
 		if tf := ix.open[t.id]; tf > 0 {
 			q.open += termScore(q.idf[i], float64(tf), float64(ix.openLen), q.c.avgdl)
 		}
-		// Insert i among the positions sorted by bound, highest first.
-		j := i
-		for ; j > 0 && q.ub[q.byUB[j-1]] < q.ub[i]; j-- {
-			q.byUB[j] = q.byUB[j-1]
-		}
-		q.byUB[j] = i
+		q.byUB[i] = i
 	}
+	slices.SortStableFunc(q.byUB, func(a, b int) int { return cmp.Compare(q.ub[b], q.ub[a]) })
 	for j := n - 1; j >= 0; j-- {
 		q.rest[j] = q.rest[j+1] + q.ub[q.byUB[j]]
 	}

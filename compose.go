@@ -149,7 +149,14 @@ var (
 // Result comes back complete without it and Result.ExternalErr says why.
 //
 // Compose fails only when ctx is already done, the query is not valid UTF-8,
-// or the Retriever fails (ErrRetriever); the Memory is unchanged then.
+// or the Retriever fails (ErrRetriever); the Memory is unchanged then. Its
+// work grows in proportion to the size of the query, the outside material
+// and the conversation, and it keeps to ctx's deadline: if ctx ends while it
+// reads a long query or outside material, it reads no further, and returns
+// the Result composed from what it read (complete and within the budget,
+// with outside material it had no time to weigh left out) together with an
+// error wrapping ctx's cause, so errors.Is(err, context.DeadlineExceeded)
+// tells that case apart.
 func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -169,12 +176,21 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.ix.stop, m.ix.stopped = ctx.Done(), false
 	r, err := m.compose(ctx, query, items)
+	m.ix.stop = nil
 	if err != nil {
 		return Result{}, err
 	}
 	if extErr != nil {
 		r.ExternalErr = extErr
+	}
+	if m.ix.stopped {
+		cause := context.Cause(ctx)
+		if len(items) > 0 && r.ExternalErr == nil {
+			r.ExternalErr = fmt.Errorf("%w: not all weighed before the context ended: %w", ErrExternal, cause)
+		}
+		return r, fmt.Errorf("byheart: composed from the part of the query read before the context ended: %w", cause)
 	}
 	return r, nil
 }
@@ -322,7 +338,7 @@ func linesOf(text string, n int) string {
 		_, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 	}
-	for i < len(text) && breakAt(text, i) == 0 {
+	for i < len(text) && (!mayBreak[text[i]] || breakAt(text, i) == 0) {
 		i++
 	}
 	return text[:i]

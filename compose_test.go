@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -151,6 +152,52 @@ func TestComposeRefusesADoneContextWithItsCause(t *testing.T) {
 			require.NoError(t, err)
 			checkResult(t, m, "topic 2", r)
 		})
+	}
+}
+
+// endsWhenRanking is a context whose deadline passes the moment a
+// composition starts ranking, when Compose first asks for its Done channel:
+// a query too long to read in the time left, without a clock in the test.
+type endsWhenRanking struct {
+	context.Context
+	once sync.Once
+	done chan struct{}
+}
+
+func (c *endsWhenRanking) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.done) })
+	return c.done
+}
+
+func (c *endsWhenRanking) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// TestComposeKeepsToTheDeadlineAndReturnsWhatItComposed: a context that
+// ends while Compose reads a long query gets back the composition made from
+// what was read (here nothing, so the same as for an empty query), complete
+// and within the budget, and an error that says the deadline passed.
+func TestComposeKeepsToTheDeadlineAndReturnsWhatItComposed(t *testing.T) {
+	t.Parallel()
+	for _, stability := range []float64{-1, 0} {
+		opts := Options{Budget: 1500, Stability: stability}
+		m := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
+		twin := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
+		query := strings.Repeat("the greenhouse tomatoes and the compost ", 2000)
+		r, err := m.Compose(&endsWhenRanking{Context: context.Background(), done: make(chan struct{})}, query)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		checkResult(t, m, query, r)
+		want := compose(t, twin, "")
+		assert.Equal(t, contextOf(want), contextOf(r), "ranked by none of the query")
+
+		r, err = m.Compose(context.Background(), "the greenhouse tomatoes")
+		require.NoError(t, err, "the next call reads its query whole")
+		assert.Contains(t, contextOf(r), "greenhouse")
 	}
 }
 
