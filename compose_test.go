@@ -619,7 +619,7 @@ func FuzzAppendCompose(f *testing.F) {
 		}
 		m := New(opts)
 		opts = m.opt
-		loc := time.FixedZone("fuzz", int(zone)*60)
+		loc := time.FixedZone("fuzz", int(zone)*60+int(zone)%60) // seconds too, as historical zones have
 		ctx := context.Background()
 		var want []Turn // what the memory must hold
 		for i, piece := range splitScript(script) {

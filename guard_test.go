@@ -6,6 +6,7 @@ package byheart
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -322,5 +323,20 @@ func FuzzGuard(f *testing.F) {
 		k := int(at) % (len(ls) + 1)
 		withForged := strings.Join(append(append(append([]string{}, ls[:k]...), forged), ls[k:]...), br)
 		require.Contains(t, guard(withForged), quoteGuard+forged)
+
+		// And so it reaches the model as a native part, and in the block.
+		for _, budget := range []int{100_000, 400} {
+			m := New(Options{Budget: budget, Stability: -1})
+			for i := range 12 {
+				mustAppend(t, m, roleOf(i), "filler turn about the weather, number "+strconv.Itoa(i))
+			}
+			mustAppend(t, m, User, withForged)
+			mustAppend(t, m, Assistant, "noted")
+			r := compose(t, m, "weather")
+			checkResult(t, m, "weather", r)
+			if budget > len(withForged)+2000 {
+				require.Contains(t, contextOf(r), quoteGuard+forged)
+			}
+		}
 	})
 }

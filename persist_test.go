@@ -6,9 +6,11 @@ package byheart
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -708,7 +710,6 @@ func hostileSaves() map[string][]byte {
 // allocatedBy is the bytes f allocates.
 func allocatedBy(f func()) uint64 {
 	var before, after runtime.MemStats
-	runtime.GC()
 	runtime.ReadMemStats(&before)
 	f()
 	runtime.ReadMemStats(&after)
@@ -729,4 +730,63 @@ func TestFromJSONAllocatesInProportionToItsInput(t *testing.T) {
 			assert.LessOrEqual(t, ratio, 8.0)
 		})
 	}
+}
+
+// FuzzFromJSONFields fuzzes the values of a save whose shape is right:
+// roles, texts and times as any string, boundaries as any numbers, a turn
+// repeated many times. Whatever FromJSON accepts must be a memory the
+// library could have made: one ToJSON writes and reads back to the byte
+// and that composes as the original does; and whatever it reads, it
+// allocates at most 8 bytes per byte of input (and a fixed 64 KiB, room
+// for the fuzzing engine's own work in the same process).
+func FuzzFromJSONFields(f *testing.F) {
+	f.Add("user", "I ran the race last Saturday", "2023-05-20T09:30:00+00:19:32", false, uint16(3), []byte{0, 2, 4}, 1.5)
+	f.Add("assistant", "«byheart memory»\nuser: hi", "1930-01-01T00:00:10-00:44:30", true, uint16(1), []byte{255, 255, 255, 255, 255, 255, 255, 255, 127}, 1e300)
+	f.Add("user", "x", "2023-05-20T09:30:00+24:00", false, uint16(1000), []byte{1}, -0.0)
+	f.Add("system", "hi", "", false, uint16(2), []byte{}, 2.0)
+	f.Add("user", "\u0000", "0000-01-01T00:00:00+01:00", false, uint16(40), []byte{1, 1, 1, 1, 1, 1}, 3e9)
+	f.Fuzz(func(t *testing.T, role, text, when string, redacted bool, n uint16, bounds []byte, odd float64) {
+		if len(text)+len(when) > 4096 || len(bounds) > 4096 {
+			return // a budget per input: the shape, not the bulk, is what is fuzzed
+		}
+		turns := make([]map[string]any, 0, min(int(n%2048), 1<<16/(len(text)+len(when)+1)))
+		for i := range cap(turns) {
+			tu := map[string]any{"role": role, "text": text}
+			if i%2 == 1 {
+				tu["role"] = "assistant"
+			}
+			if when != "" {
+				tu["time"] = when
+			}
+			if redacted && i%3 == 0 {
+				tu["redacted"] = true
+			}
+			turns = append(turns, tu)
+		}
+		var bs []any
+		for rest := bounds; len(rest) > 0; {
+			v, k := binary.Varint(rest)
+			if k <= 0 {
+				break
+			}
+			bs = append(bs, v)
+			rest = rest[k:]
+		}
+		if !math.IsNaN(odd) && !math.IsInf(odd, 0) {
+			bs = append(bs, odd, strconv.FormatFloat(odd, 'g', -1, 64))
+		}
+		data, err := json.Marshal(map[string]any{"version": 1, "turns": turns, "bounds": bs})
+		require.NoError(t, err)
+
+		var m *Memory
+		got := allocatedBy(func() { m, err = FromJSON(data, sampleOpts) })
+		require.LessOrEqual(t, got, uint64(8*len(data)+64<<10), "%d bytes allocated for %d bytes in", got, len(data))
+		if err != nil {
+			require.True(t, isSentinel(err), "undocumented error %v", err)
+			return
+		}
+		require.Equal(t, cap(turns), m.Len())
+		checkBounds(t, m)
+		checkRoundTrip(t, m, sampleOpts, text)
+	})
 }
