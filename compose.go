@@ -549,7 +549,8 @@ func entrySize(n int, it Item) int {
 	return utf8.RuneCountInString(head) + indentedSize(guard(it.Text)) + 1
 }
 
-// sourceLabel makes a source name safe to show on one line.
+// sourceLabel makes a source name safe to show on one line, guarded like
+// the material itself: a source may be named by whoever wrote the page.
 func sourceLabel(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || isBreak(r) || unicode.Is(unicode.Cf, r) {
@@ -564,5 +565,5 @@ func sourceLabel(s string) string {
 	if s == "" {
 		return "an unnamed source"
 	}
-	return s
+	return guard(s)
 }
