@@ -338,10 +338,8 @@ func linesOf(text string, n int) string {
 		_, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 	}
-	for i < len(text) && (!mayBreak[text[i]] || breakAt(text, i) == 0) {
-		i++
-	}
-	return text[:i]
+	end, _ := lineEnd(text, i)
+	return text[:end]
 }
 
 // label is how a turn's first line opens in the memory block.

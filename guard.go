@@ -63,20 +63,9 @@ type guardRules struct {
 func (g *guardRules) apply(text string) string {
 	var b strings.Builder
 	done := 0 // bytes of text written to b
-	start := 0
-	for i := 0; i <= len(text); {
-		n := 0
-		if i < len(text) {
-			if !mayBreak[text[i]] {
-				i++
-				continue
-			}
-			if n = breakAt(text, i); n == 0 {
-				i++
-				continue
-			}
-		}
-		if g.flags(text[start:i]) {
+	for start := 0; ; {
+		end, n := lineEnd(text, start)
+		if g.flags(text[start:end]) {
 			if b.Len() == 0 {
 				b.Grow(len(text) + 4*len(quoteGuard))
 			}
@@ -84,8 +73,10 @@ func (g *guardRules) apply(text string) string {
 			b.WriteString(quoteGuard)
 			done = start
 		}
-		i += max(n, 1)
-		start = i
+		if n == 0 {
+			break
+		}
+		start = end + n
 	}
 	if b.Len() == 0 {
 		return text
@@ -94,20 +85,64 @@ func (g *guardRules) apply(text string) string {
 	return b.String()
 }
 
+// lineEnd returns where the line of text that starts at i ends, and the
+// length of the break that ends it, 0 at the end of the text.
+func lineEnd(text string, i int) (int, int) {
+	for ; i < len(text); i++ {
+		if mayBreak[text[i]] {
+			if n := breakAt(text, i); n > 0 {
+				return i, n
+			}
+		}
+	}
+	return len(text), 0
+}
+
 // mayBreak marks the bytes a line break can start with (see breakAt), so
-// long lines are passed over a byte at a time without a call.
+// a long line is passed over without a call per byte.
 var mayBreak = [256]bool{'\n': true, '\v': true, '\f': true, '\r': true, 0x1c: true, 0x1d: true, 0x1e: true, 0xC2: true, 0xE2: true}
 
 // flags reports whether line (no break in it) could be read as framing.
 func (g *guardRules) flags(line string) bool {
 	s := lineScan{g: g}
-	for _, r := range line {
+	for i := 0; i < len(line); {
+		if !g.framing && s.labelPhase == labelDone {
+			return false // a label opens a line or not at all
+		}
+		// Past a line's opening, only a word that follows punctuation (and
+		// may be a marker's) changes what a line can read as, so the ASCII
+		// letters, digits and spaces up to the next punctuation are passed
+		// over.
+		if s.prevWord && s.idle() {
+			for i < len(line) && plain[line[i]] {
+				i++
+			}
+			if i == len(line) {
+				break
+			}
+		}
+		r, n := utf8.DecodeRuneInString(line[i:])
+		i += n
 		gl, ok := glyphOf(r)
 		if ok && s.feed(gl) {
 			return true
 		}
 	}
 	return s.end()
+}
+
+// plain marks the ASCII letters, digits, space and tab.
+var plain = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == ' ' || c == '\t'
+	}
+	return t
+}()
+
+// idle reports whether the line's reading is settled but for markers, and
+// no marker is under way: no label can follow, no date line, no candidate.
+func (s *lineScan) idle() bool {
+	return s.labelPhase == labelDone && s.ncand == 0 && (!s.g.framing || s.seen >= 3 && !s.dashes)
 }
 
 // Glyph classes, as bits of glyph.mask beside the 26 letters.

@@ -386,7 +386,8 @@ func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 		return -1, err
 	}
 	if !when.IsZero() {
-		if _, err := appendTime(nil, when); err != nil {
+		var buf [len(timeLayoutSeconds)]byte
+		if _, err := appendTime(buf[:0], when); err != nil {
 			return -1, err
 		}
 	}

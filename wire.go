@@ -46,7 +46,9 @@ type savedTime time.Time
 
 // MarshalJSON writes t as a JSON string.
 func (t *savedTime) MarshalJSON() ([]byte, error) {
-	b, err := appendTime([]byte{'"'}, time.Time(*t))
+	b := make([]byte, 1, len(timeLayoutSeconds)+2)
+	b[0] = '"'
+	b, err := appendTime(b, time.Time(*t))
 	return append(b, '"'), err
 }
 
