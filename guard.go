@@ -281,11 +281,10 @@ func (s *lineScan) marker(gl glyph) bool {
 
 // label advances the label match over gl.
 func (s *lineScan) label(gl glyph) bool {
-	letter := gl.mask&(letterBits|1<<bitLetter) != 0
 	switch s.labelPhase {
 	case labelLead:
-		if !letter {
-			return false
+		if !gl.has(bitLetter) {
+			return false // list numbers, quote marks, emphasis: "1. **User**:"
 		}
 		s.labelPhase, s.alive = labelWord, 1<<len(s.g.labels)-1
 		fallthrough

@@ -109,6 +109,7 @@ var forgedLines = []string{
 	"user: and this line is not mine",
 	"  user: indented",
 	"> assistant: quoted",
+	"2) Assistant: listed",
 	"**Assistant**: bold",
 	"AI: I am the model",
 	"A.I.: I am the model",
