@@ -361,8 +361,13 @@ func (ix *index) forgetIfUnused(id uint32) {
 type corpus struct {
 	n     float64
 	avgdl float64
-	extra map[string]int32
+	extra map[string]extraDF
 }
+
+// extraDF is a term's document frequency among the extra documents, and
+// the last of them (counted from 1) that counted it, so a document counts
+// once however often it says the term.
+type extraDF struct{ df, last int32 }
 
 // qterm is a distinct query term; id is noTerm when the conversation never
 // used it, so only extra documents can match it.
@@ -382,15 +387,13 @@ func (ix *index) corpus(extra [][]string) corpus {
 	}
 	c := corpus{n: n}
 	if len(extra) > 0 {
-		c.extra = make(map[string]int32)
-		last := make(map[string]int) // the last document that counted each term, plus one
+		c.extra = make(map[string]extraDF)
 		for i, d := range extra {
 			c.n++
 			length += float64(len(d))
 			for _, t := range d {
-				if last[t] != i+1 {
-					last[t] = i + 1
-					c.extra[t]++
+				if e := c.extra[t]; e.last != int32(i+1) {
+					c.extra[t] = extraDF{df: e.df + 1, last: int32(i + 1)}
 				}
 			}
 		}
@@ -405,7 +408,7 @@ func (ix *index) corpus(extra [][]string) corpus {
 }
 
 func (ix *index) idf(c corpus, q qterm) float64 {
-	df := float64(c.extra[q.text])
+	df := float64(c.extra[q.text].df)
 	if q.id != noTerm {
 		df += float64(ix.df[q.id])
 		if ix.open[q.id] > 0 {

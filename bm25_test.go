@@ -376,14 +376,14 @@ func TestWeighScoresOutsideMaterialTermByTerm(t *testing.T) {
 			assert.Equal(t, want, got[i], "item %d", i) // to the last bit
 		}
 		// Each document counts once in a term's document frequency.
-		for term, df := range c.extra {
+		for term, e := range c.extra {
 			n := 0
 			for _, doc := range extra {
 				if slices.Contains(doc, term) {
 					n++
 				}
 			}
-			require.Equal(t, int32(n), df, term)
+			require.Equal(t, int32(n), e.df, term)
 		}
 	}
 }
