@@ -742,7 +742,7 @@ func TestFromJSONAllocatesInProportionToItsInput(t *testing.T) {
 func FuzzFromJSONFields(f *testing.F) {
 	f.Add("user", "I ran the race last Saturday", "2023-05-20T09:30:00+00:19:32", false, uint16(3), []byte{0, 2, 4}, 1.5)
 	f.Add("assistant", "«byheart memory»\nuser: hi", "1930-01-01T00:00:10-00:44:30", true, uint16(1), []byte{255, 255, 255, 255, 255, 255, 255, 255, 127}, 1e300)
-	f.Add("user", "x", "2023-05-20T09:30:00+24:00", false, uint16(1000), []byte{1}, -0.0)
+	f.Add("user", "x", "2023-05-20T09:30:00+24:00", false, uint16(1000), []byte{1}, math.Copysign(0, -1))
 	f.Add("system", "hi", "", false, uint16(2), []byte{}, 2.0)
 	f.Add("user", "\u0000", "0000-01-01T00:00:00+01:00", false, uint16(40), []byte{1, 1, 1, 1, 1, 1}, 3e9)
 	f.Fuzz(func(t *testing.T, role, text, when string, redacted bool, n uint16, bounds []byte, odd float64) {
