@@ -716,9 +716,25 @@ func allocatedBy(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
+// refusedSaves are saves FromJSON must refuse, shaped to make it decode far
+// more than their size first: a million entries too short to be turns.
+func refusedSaves() map[string][]byte {
+	list := func(entry string) []byte {
+		return []byte(`{"version":1,"turns":[` + strings.TrimSuffix(strings.Repeat(entry+",", 1_000_000), ",") + `]}`)
+	}
+	return map[string][]byte{
+		"a million nulls for turns":         list("null"),
+		"a million empty objects for turns": list("{}"),
+		"a million numbers for turns":       list("1"),
+		"a valid turn, then a million nulls": bytes.Replace(list("null"), []byte("[null"),
+			[]byte(`[{"role":"user","text":"hi"},null`), 1),
+	}
+}
+
 // TestFromJSONAllocatesInProportionToItsInput: whatever shape a save takes,
 // FromJSON allocates at most 8 bytes per byte of it, the restored memory
-// included. Not parallel: the count is the whole process's.
+// included, and as little refusing one. Not parallel: the count is the
+// whole process's.
 func TestFromJSONAllocatesInProportionToItsInput(t *testing.T) {
 	for name, data := range hostileSaves() {
 		t.Run(name, func(t *testing.T) {
@@ -727,6 +743,16 @@ func TestFromJSONAllocatesInProportionToItsInput(t *testing.T) {
 			require.NoError(t, err)
 			ratio := float64(got) / float64(len(data))
 			t.Logf("%d bytes in, %d allocated: %.1f×", len(data), got, ratio)
+			assert.LessOrEqual(t, ratio, 8.0)
+		})
+	}
+	for name, data := range refusedSaves() {
+		t.Run(name, func(t *testing.T) {
+			var err error
+			got := allocatedBy(func() { _, err = FromJSON(data, Options{}) })
+			require.ErrorIs(t, err, ErrFormat)
+			ratio := float64(got) / float64(len(data))
+			t.Logf("%d bytes in, %d allocated: %.1f×, refused: %v", len(data), got, ratio, err)
 			assert.LessOrEqual(t, ratio, 8.0)
 		})
 	}

@@ -227,11 +227,34 @@ type wireTurnIn struct {
 	Redacted bool     `json:"redacted"`
 }
 
+// minTurnJSON is the fewest bytes a turn FromJSON accepts can take:
+// {"role":"user","text":"a"}.
+const minTurnJSON = 26
+
 // UnmarshalJSON reads the list; data has been checked to be valid JSON.
+//
+// A list of entries too short to be turns ([null,null,...], [{},{},...])
+// would cost a reader far more than its size in decoded turns before any
+// could be refused, so the list is read only up to its first such entry,
+// which is certain to be refused: the error is the same, the cost that of
+// the entries before it.
 func (l *turnList) UnmarshalJSON(data []byte) error {
-	if data[0] == '[' {
-		*l = make(turnList, 0, elements(data, nil))
+	if data[0] != '[' {
+		return json.Unmarshal(data, (*[]wireTurnIn)(l))
 	}
+	n, cut := 0, -1
+	elements(data, func(start, end int) {
+		if cut < 0 {
+			n++
+			if end-start < minTurnJSON {
+				cut = end
+			}
+		}
+	})
+	if cut >= 0 {
+		data = append(data[:cut:cut], ']')
+	}
+	*l = make(turnList, 0, n)
 	return json.Unmarshal(data, (*[]wireTurnIn)(l))
 }
 
@@ -253,8 +276,8 @@ func (l *boundList) UnmarshalJSON(data []byte) error {
 	out := make(boundList, 0, elements(data, nil)+1) // and room for the 0 cleanBounds adds
 	var buf []byte
 	var err error
-	elements(data, func(v []byte) {
-		switch v[0] {
+	elements(data, func(start, end int) {
+		switch v := data[start:end]; v[0] {
 		case 'n':
 		case '"':
 			buf, err = numberIn(v, buf[:0], err)
@@ -392,8 +415,9 @@ func integer(s []byte) (int, bool) {
 }
 
 // elements walks the JSON array data, valid JSON, calling fn (if not nil)
-// with each element's text, and returns how many there are.
-func elements(data []byte, fn func(v []byte)) int {
+// with where each element's text starts and ends, and returns how many
+// there are.
+func elements(data []byte, fn func(start, end int)) int {
 	n, depth, start := 0, 0, -1
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {
@@ -420,7 +444,7 @@ func elements(data []byte, fn func(v []byte)) int {
 			if start >= 0 {
 				n++
 				if fn != nil {
-					fn(trimSpace(data[start:i]))
+					fn(start, start+len(trimSpace(data[start:i])))
 				}
 			}
 			start = -1
