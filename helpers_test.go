@@ -506,6 +506,30 @@ func indented(text string) string {
 	return b.String()
 }
 
+// unguard removes the guard from every line of s that opens with it, after
+// the block's two-space indent or speaker label if there is one: what the
+// model is shown, less the guard, is the text verbatim.
+func unguard(s string) string {
+	var b strings.Builder
+	at := 0 // start of the current line
+	for {
+		for _, open := range []string{"", "  ", label(User), label(Assistant)} {
+			if strings.HasPrefix(s[at:], open+quoteGuard) {
+				b.WriteString(open)
+				at += len(open) + len(quoteGuard)
+				break
+			}
+		}
+		j, n := nextBreak(s, at)
+		if j < 0 {
+			b.WriteString(s[at:])
+			return b.String()
+		}
+		b.WriteString(s[at : j+n])
+		at = j + n
+	}
+}
+
 // blockEntry is one turn as read back from a memory block.
 type blockEntry struct {
 	Role Role
@@ -623,7 +647,7 @@ func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
 	var out []blockEntry
 	for i, k := range keys {
 		for t := k; t < ends[i]; t++ {
-			e := blockEntry{Role: m.turns[t].Role, Text: m.turns[t].shown}
+			e := blockEntry{Role: m.turns[t].Role, Text: guard(m.turns[t].shown)}
 			if t == k || !sameDay(m.turns[t].Time, m.turns[t-1].Time) {
 				e.Date = wantDateLine(m.turns[t].Time)
 			}
@@ -669,8 +693,8 @@ func checkBlock(t tb, m *Memory, keys []int, upto int) {
 
 // checkShape checks what holds for any composition, even one taken while
 // other goroutines change the memory: the query goes last, the budget holds,
-// roles alternate, the memory block reads back cleanly, and no other part
-// passes for a byheart marker.
+// roles alternate, the memory block reads back cleanly, and no line of any
+// other part passes for framing unguarded.
 func checkShape(t tb, budget int, query string, r Result) {
 	t.Helper()
 	require.NotEmpty(t, r.Messages)
@@ -702,7 +726,11 @@ func checkShape(t tb, budget int, query string, r Result) {
 		case strings.HasPrefix(p, externalHeader):
 			require.Equal(t, len(parts)-2, i, "outside material comes just before the query")
 		default:
-			require.False(t, mimicsMarker(p), "part %d passes for a marker: %q", i, p)
+			for _, line := range lines(p) {
+				if framingGuard.flags(line) {
+					require.True(t, strings.HasPrefix(line, quoteGuard), "part %d: a line passes for framing: %q", i, line)
+				}
+			}
 		}
 	}
 	for i := 1; i < len(r.Included); i++ {
@@ -711,13 +739,10 @@ func checkShape(t tb, budget int, query string, r Result) {
 }
 
 // checkNative checks that part is turn i as it must go out natively: its
-// shown text, guarded if it mimics a marker, cut to the budget if larger.
+// shown text, guarded, cut to the budget if larger.
 func checkNative(t tb, m *Memory, i int, part string) {
 	t.Helper()
-	want := m.turns[i].shown
-	if mimicsMarker(want) {
-		want = quoteGuard + want
-	}
+	want := guard(m.turns[i].shown)
 	budget := m.opt.Budget
 	if utf8.RuneCountInString(want) <= budget {
 		require.Equal(t, want, part, "turn %d", i)

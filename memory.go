@@ -40,8 +40,12 @@
 // Saturday [20 May 2023]" (see Annotate), while the turn keeps its words.
 //
 // The characters of everything but the final query never exceed the budget,
-// framing included. A turn's text can never pass for the memory block, the
-// outside-material block or another speaker's line. Redact removes a turn's
+// framing included. No line byheart quotes (a turn, natively or in the
+// memory block, or outside material) can pass for one of its markers, a
+// speaker label or a date line, however it is spelled (lookalike letters of
+// other scripts, full width, case, zero-width or bidi characters): such a
+// line is opened with "[quoted] " and the text is otherwise sent verbatim
+// (see GuardLabels for adapters). Redact removes a turn's
 // words from everything the memory holds or writes, and ToJSON/FromJSON
 // persist a memory, its kept selection included, between requests.
 package byheart
@@ -77,7 +81,8 @@ var (
 	// ErrUTF8: text or query that is not valid UTF-8.
 	ErrUTF8 = errors.New("byheart: text is not valid UTF-8")
 	// ErrTime: a turn time ToJSON could not write. Times are saved as
-	// RFC 3339, which holds years 0 to 9999 and zone offsets under a day.
+	// RFC 3339, which holds years 0 to 9999, with zone offsets under a day
+	// (an offset with seconds keeps them).
 	ErrTime = errors.New("byheart: turn time cannot be saved")
 	// ErrIndex: a turn index outside the conversation.
 	ErrIndex = errors.New("byheart: turn index out of range")
@@ -314,9 +319,10 @@ const redactedText = "[redacted]"
 type turn struct {
 	Turn
 	shown  string // Text with resolved dates beside it: what is indexed and rendered
-	native int32  // characters of the turn as its own message part
-	line   int32  // characters of the turn as a line of the memory block
-	runes  int32  // characters of shown
+	quoted bool   // the guard opens some line of shown
+	native int    // characters of the turn as its own message part, guarded
+	line   int    // characters of the turn as a line of the memory block, guarded
+	runes  int    // characters of shown
 }
 
 // stretch is a run of consecutive turns that is selected or left out whole.
@@ -413,8 +419,9 @@ func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 		return -1, err
 	}
 	if !when.IsZero() {
-		if _, err := when.MarshalText(); err != nil {
-			return -1, fmt.Errorf("%w: %w", ErrTime, err)
+		var buf [len(timeLayoutSeconds)]byte
+		if _, err := appendTime(buf[:0], when); err != nil {
+			return -1, err
 		}
 	}
 	m.mu.Lock()
@@ -440,8 +447,8 @@ func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 	last := &m.str[len(m.str)-1]
 	m.pieces(n, n+1, last.start)(m.ix.addOpen)
 	last.size += m.lineCost(last.start, n)
-	m.open += int(t.runes)
-	m.total += int(t.native)
+	m.open += t.runes
+	m.total += t.native
 	return n, nil
 }
 
@@ -473,9 +480,11 @@ func makeTurn(t Turn) turn {
 	if !t.Redacted && !t.Time.IsZero() {
 		x.shown = Annotate(t.Text, t.Time)
 	}
-	x.runes = int32(utf8.RuneCountInString(x.shown))
-	x.native = int32(nativeSize(x.shown))
-	x.line = int32(lineSize(t.Role, x.shown))
+	x.runes = utf8.RuneCountInString(x.shown)
+	quoted := guard(x.shown)
+	x.quoted = len(quoted) != len(x.shown)
+	x.native = x.runes + len(quoted) - len(x.shown) // the guard adds ASCII only
+	x.line = lineSize(t.Role, quoted)
 	return x
 }
 
@@ -590,7 +599,7 @@ func (m *Memory) Redact(i int) error {
 		return nil
 	}
 	m.turns[i] = makeTurn(Turn{Role: old.Role, Text: redactedText, Time: old.Time, Redacted: true})
-	m.total += int(m.turns[i].native) - int(old.native)
+	m.total += m.turns[i].native - old.native
 	s := m.stretchOf(i)
 	a, b := m.str[s].start, m.stretchEnd(s)
 	m.str[s].size = m.sizeOf(a, b)
@@ -652,7 +661,7 @@ func (m *Memory) restretch(bounds []int) {
 func (c *conversation) runes(a, b int) int {
 	n := 0
 	for t := a; t < b; t++ {
-		n += int(c.turns[t].runes)
+		n += c.turns[t].runes
 	}
 	return n
 }

@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
-	"time"
 )
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
@@ -36,7 +35,7 @@ type wire struct {
 type wireTurn struct {
 	Role     Role       `json:"role"`
 	Text     string     `json:"text"`
-	Time     *time.Time `json:"time,omitempty"`
+	Time     *savedTime `json:"time,omitempty"`
 	Redacted bool       `json:"redacted,omitempty"`
 }
 
@@ -64,7 +63,7 @@ func (m *Memory) ToJSON() ([]byte, error) {
 		t := &m.turns[i]
 		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted}
 		if !t.Time.IsZero() {
-			w.Turns[i].Time = &t.Time
+			w.Turns[i].Time = (*savedTime)(&t.Time)
 		}
 	}
 	for i, s := range m.str {
@@ -80,14 +79,16 @@ func (m *Memory) ToJSON() ([]byte, error) {
 }
 
 // FromJSON restores a Memory written by ToJSON, configured by opts. Turns
-// are checked as Append checks them; boundaries that are out of range
-// (however large), not integers, unsorted or repeated are dropped, and a
-// kept selection whose numbers are out of range or that no longer matches
-// the boundaries is dropped too (the next Compose rebuilds), since both are
-// derived state that can be repaired. Anything else malformed, including
-// boundaries or a selection that are not lists of numbers, is an error
-// wrapping ErrFormat, ErrVersion or ErrTooLarge; FromJSON never panics on
-// its input.
+// are checked as Append checks them, and a time must be one ToJSON writes
+// (RFC 3339, a year in 0-9999, an offset under a day, which may have
+// seconds); boundaries that are out of range (however large), not
+// integers, unsorted or repeated are dropped, and a kept selection whose
+// numbers are out of range or that no longer matches the boundaries is
+// dropped too (the next Compose rebuilds), since both are derived state that
+// can be repaired. Anything else malformed, including boundaries or a
+// selection that are not lists of numbers, is an error wrapping ErrFormat,
+// ErrVersion or ErrTooLarge; FromJSON never panics on its input. Its memory
+// and time grow in proportion to the input's size.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
 		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
@@ -111,22 +112,21 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	}
 	m := New(opts)
 	m.turns = make([]turn, 0, len(w.Turns))
+	z := zones{}
 	for i, wt := range w.Turns {
 		if err := checkTurn(wt.Role, wt.Text); err != nil {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
 		}
-		t := Turn{Role: wt.Role, Text: wt.Text, Redacted: wt.Redacted}
-		if wt.Time != nil {
-			t.Time = *wt.Time
-		}
+		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time), Redacted: wt.Redacted}
 		if t.Redacted {
 			t.Text = redactedText
 		}
 		x := makeTurn(t)
 		m.turns = append(m.turns, x)
-		m.total += int(x.native)
+		m.total += x.native
 	}
-	m.restretch(cleanBounds(ints(w.Bounds), len(m.turns)))
+	w.Turns = nil // read: let the collector have them while the index is built
+	m.restretch(cleanBounds(w.Bounds, len(m.turns)))
 	if s := w.Selection.read(); s != nil && m.validKept(s) {
 		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto}
 		for _, r := range s.Recalls {
@@ -149,10 +149,10 @@ func orEmpty(xs []int) []int {
 // read as written, so that one too large for an int is dropped as garbage,
 // like any other out-of-range boundary, rather than costing the turns.
 type wireIn struct {
-	Version   int           `json:"version"`
-	Turns     []wireTurn    `json:"turns"`
-	Bounds    []json.Number `json:"bounds"`
-	Selection *wireKeptIn   `json:"selection"`
+	Version   int         `json:"version"`
+	Turns     turnList    `json:"turns"`
+	Bounds    boundList   `json:"bounds"`
+	Selection *wireKeptIn `json:"selection"`
 }
 
 type wireKeptIn struct {
@@ -203,25 +203,20 @@ func (s *wireKeptIn) read() *wireKept {
 }
 
 // cleanBounds keeps the boundaries that can be stretch starts of n turns,
-// sorted and unique, starting at 0.
+// sorted and unique, starting at 0. It reuses the storage of bounds.
 func cleanBounds(bounds []int, n int) []int {
 	if n == 0 {
 		return nil
 	}
-	out := []int{0}
+	out := bounds[:0]
 	for _, b := range bounds {
 		if b > 0 && b < n {
 			out = append(out, b)
 		}
 	}
-	sort.Ints(out)
-	uniq := out[:1]
-	for _, b := range out[1:] {
-		if b != uniq[len(uniq)-1] {
-			uniq = append(uniq, b)
-		}
-	}
-	return uniq
+	out = append(out, 0)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // validKept reports whether a saved selection is one the library could
@@ -261,7 +256,7 @@ func (m *Memory) validKept(s *wireKept) bool {
 		}
 		at = r.At
 	}
-	sort.Slice(quoted, func(i, j int) bool { return quoted[i][0] < quoted[j][0] })
+	slices.SortFunc(quoted, func(a, b [2]int) int { return a[0] - b[0] })
 	for i := 1; i < len(quoted); i++ {
 		if quoted[i][0] < quoted[i-1][1] {
 			return false
