@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 )
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
@@ -127,7 +126,11 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	}
 	w.Turns = nil // read: let the collector have them while the index is built
 	m.restretch(cleanBounds(w.Bounds, len(m.turns)))
-	if s := w.Selection.read(); s != nil && m.validKept(s) {
+	s, err := w.Selection.read(len(m.turns))
+	if err != nil {
+		return nil, fmt.Errorf("%w: selection: %w", ErrFormat, err)
+	}
+	if s != nil && m.validKept(s) {
 		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto}
 		for _, r := range s.Recalls {
 			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, recallHeader)})
@@ -156,50 +159,50 @@ type wireIn struct {
 }
 
 type wireKeptIn struct {
-	Keys    []json.Number  `json:"keys"`
-	Ends    []json.Number  `json:"ends"`
-	Upto    json.Number    `json:"upto"`
-	Recalls []wireRecallIn `json:"recalls"`
+	Keys savedInts   `json:"keys"`
+	Ends savedInts   `json:"ends"`
+	Upto savedNumber `json:"upto"`
+	// Recalls are read once the turns are known: each quotes at least one
+	// turn no other quote holds, so a save with more recalls than turns is
+	// one the library could not have written, and is dropped unread.
+	Recalls json.RawMessage `json:"recalls"`
 }
 
 type wireRecallIn struct {
-	At   json.Number   `json:"at"`
-	Keys []json.Number `json:"keys"`
-	Ends []json.Number `json:"ends"`
+	At   savedNumber `json:"at"`
+	Keys savedInts   `json:"keys"`
+	Ends savedInts   `json:"ends"`
 }
 
-// ints returns the numbers that are integers an int holds, dropping the rest.
-func ints(ns []json.Number) []int {
-	out := make([]int, 0, len(ns))
-	for _, n := range ns {
-		if i, err := strconv.Atoi(string(n)); err == nil {
-			out = append(out, i)
+// read returns the saved selection of a memory of n turns, or nil when
+// there is none, it holds more recalls than turns, or one of its numbers is
+// not an integer an int holds. Recalls that are not objects of numbers are
+// an error.
+func (s *wireKeptIn) read(n int) (*wireKept, error) {
+	if s == nil || s.Keys.partial || s.Ends.partial || !s.Upto.ok {
+		return nil, nil
+	}
+	var recalls []wireRecallIn
+	if len(s.Recalls) > 0 {
+		if s.Recalls[0] == '[' {
+			count := elements(s.Recalls, nil)
+			if count > n {
+				return nil, nil
+			}
+			recalls = make([]wireRecallIn, 0, count)
+		}
+		if err := json.Unmarshal(s.Recalls, &recalls); err != nil {
+			return nil, err
 		}
 	}
-	return out
-}
-
-// read returns the saved selection, or nil when there is none or one of its
-// numbers is not an integer an int holds.
-func (s *wireKeptIn) read() *wireKept {
-	if s == nil {
-		return nil
-	}
-	keys, ends := ints(s.Keys), ints(s.Ends)
-	upto, err := strconv.Atoi(string(s.Upto))
-	if err != nil || len(keys) != len(s.Keys) || len(ends) != len(s.Ends) {
-		return nil
-	}
-	k := &wireKept{Keys: keys, Ends: ends, Upto: upto}
-	for _, r := range s.Recalls {
-		keys, ends := ints(r.Keys), ints(r.Ends)
-		at, err := strconv.Atoi(string(r.At))
-		if err != nil || len(keys) != len(r.Keys) || len(ends) != len(r.Ends) {
-			return nil
+	k := &wireKept{Keys: s.Keys.ints, Ends: s.Ends.ints, Upto: s.Upto.n}
+	for _, r := range recalls {
+		if r.Keys.partial || r.Ends.partial || !r.At.ok {
+			return nil, nil
 		}
-		k.Recalls = append(k.Recalls, wireRecall{At: at, Keys: keys, Ends: ends})
+		k.Recalls = append(k.Recalls, wireRecall{At: r.At.n, Keys: r.Keys.ints, Ends: r.Ends.ints})
 	}
-	return k
+	return k, nil
 }
 
 // cleanBounds keeps the boundaries that can be stretch starts of n turns,

@@ -199,6 +199,20 @@ func TestFromJSONDropsARecallTheLibraryCouldNotHaveMade(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, m2.sel, "recalls placed out of order")
 
+	// More recalls than turns: each quotes a turn no other quote holds.
+	require.NoError(t, json.Unmarshal(data, &doc))
+	s = doc["selection"].(map[string]any)
+	many := make([]any, n+1)
+	for i := range many {
+		many[i] = map[string]any{"at": n, "keys": []int{i}, "ends": []int{i + 1}}
+	}
+	s["recalls"] = many
+	crafted, err = json.Marshal(doc)
+	require.NoError(t, err)
+	m2, err = FromJSON(crafted, opts)
+	require.NoError(t, err)
+	assert.Nil(t, m2.sel, "more recalls than turns")
+
 	// A recall that is not numbers is malformed data, as a selection is.
 	_, err = FromJSON([]byte(strings.Replace(string(data), `"at":`, `"at":"soon","was":`, 1)), opts)
 	assert.ErrorIs(t, err, ErrFormat)
@@ -808,6 +822,12 @@ func hostileSaves() map[string][]byte {
 	m := New(Options{})
 	fillTurns(m, chatTurns)
 	saves["a saved chat"] = []byte(mustJSON(&collector{}, m))
+	ones := strings.TrimSuffix(strings.Repeat("1,", 1_000_000), ",")
+	saves["a selection of a million keys"] = []byte(`{"version":2,"turns":[{"role":"user","text":"hi"},{"role":"user","text":"hi"}],` +
+		`"bounds":[0,1],"selection":{"keys":[` + ones + `],"ends":[` + ones + `],"upto":1}}`)
+	saves["a million recalls"] = []byte(`{"version":2,"turns":[{"role":"user","text":"hi"},{"role":"user","text":"hi"}],` +
+		`"bounds":[0,1],"selection":{"keys":[],"ends":[],"upto":1,"recalls":[` +
+		strings.TrimSuffix(strings.Repeat(`{"at":2,"keys":[0],"ends":[1]},`, 200_000), ",") + `]}}`)
 	return saves
 }
 

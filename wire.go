@@ -277,24 +277,84 @@ func (l *boundList) UnmarshalJSON(data []byte) error {
 	var buf []byte
 	var err error
 	elements(data, func(start, end int) {
-		switch v := data[start:end]; v[0] {
-		case 'n':
-		case '"':
-			buf, err = numberIn(v, buf[:0], err)
-			if n, ok := integer(buf); ok && err == nil {
-				out = append(out, n)
-			}
-		case '[', '{', 't', 'f':
-			if err == nil {
-				err = &json.UnmarshalTypeError{Value: kindOf(v[0]), Type: reflect.TypeFor[int]()}
-			}
-		default:
-			if n, ok := integer(v); ok {
-				out = append(out, n)
-			}
+		var n int
+		var ok bool
+		if n, ok, buf, err = savedInt(data[start:end], buf, err); ok {
+			out = append(out, n)
 		}
 	})
 	*l = out
+	return err
+}
+
+// savedInt reads one saved number, v: ok when it is an integer an int holds,
+// written as a number or as a string holding one (as a json.Number may be);
+// null and other numbers are not ok; anything else is an error, and the
+// first error is kept. buf is scratch space, returned for reuse.
+func savedInt(v, buf []byte, err error) (int, bool, []byte, error) {
+	switch v[0] {
+	case 'n':
+		return 0, false, buf, err
+	case '"':
+		buf, err = numberIn(v, buf[:0], err)
+		n, ok := integer(buf)
+		return n, ok && err == nil, buf, err
+	case '[', '{', 't', 'f':
+		if err == nil {
+			err = &json.UnmarshalTypeError{Value: kindOf(v[0]), Type: reflect.TypeFor[int]()}
+		}
+		return 0, false, buf, err
+	}
+	n, ok := integer(v)
+	return n, ok, buf, err
+}
+
+// savedInts is a list of numbers of a saved selection, read in place like
+// the boundaries. Unlike a boundary, a number the library could not have
+// written spoils the whole selection, so partial records that one was left
+// out.
+type savedInts struct {
+	ints    []int
+	partial bool
+}
+
+// UnmarshalJSON reads the list; data has been checked to be valid JSON.
+func (l *savedInts) UnmarshalJSON(data []byte) error {
+	switch data[0] {
+	case 'n':
+		*l = savedInts{}
+		return nil
+	case '[':
+	default:
+		return &json.UnmarshalTypeError{Value: kindOf(data[0]), Type: reflect.TypeFor[[]int]()}
+	}
+	out := savedInts{ints: make([]int, 0, elements(data, nil))}
+	var buf []byte
+	var err error
+	elements(data, func(start, end int) {
+		var n int
+		var ok bool
+		if n, ok, buf, err = savedInt(data[start:end], buf, err); ok {
+			out.ints = append(out.ints, n)
+		} else {
+			out.partial = true
+		}
+	})
+	*l = out
+	return err
+}
+
+// savedNumber is one number of a saved selection; ok is false when it is
+// missing or not an integer an int holds.
+type savedNumber struct {
+	n  int
+	ok bool
+}
+
+// UnmarshalJSON reads the number; data has been checked to be valid JSON.
+func (v *savedNumber) UnmarshalJSON(data []byte) error {
+	n, ok, _, err := savedInt(data, nil, nil)
+	*v = savedNumber{n, ok}
 	return err
 }
 
