@@ -506,6 +506,30 @@ func indented(text string) string {
 	return b.String()
 }
 
+// unguard removes the guard from every line of s that opens with it, after
+// the block's two-space indent or speaker label if there is one: what the
+// model is shown, less the guard, is the text verbatim.
+func unguard(s string) string {
+	var b strings.Builder
+	at := 0 // start of the current line
+	for {
+		for _, open := range []string{"", "  ", label(User), label(Assistant)} {
+			if strings.HasPrefix(s[at:], open+quoteGuard) {
+				b.WriteString(open)
+				at += len(open) + len(quoteGuard)
+				break
+			}
+		}
+		j, n := nextBreak(s, at)
+		if j < 0 {
+			b.WriteString(s[at:])
+			return b.String()
+		}
+		b.WriteString(s[at : j+n])
+		at = j + n
+	}
+}
+
 // blockEntry is one turn as read back from a memory block.
 type blockEntry struct {
 	Role Role
@@ -554,12 +578,10 @@ func parseBlock(block string) ([]blockEntry, error) {
 			role, i = User, i+len("user: ")
 		case strings.HasPrefix(line, "assistant: "):
 			role, i = Assistant, i+len("assistant: ")
-		case strings.HasPrefix(line, callLabel):
-			role, i = ToolCall, i+len(callLabel) // the tool's name, ": " and the arguments
-		case strings.HasPrefix(line, "tool result ") || strings.HasPrefix(line, "note "):
+		case strings.HasPrefix(line, resultMarker) || strings.HasPrefix(line, noteMarker):
 			// A head line that names the source; the text follows, indented.
 			role = ToolResult
-			if strings.HasPrefix(line, "note ") {
+			if strings.HasPrefix(line, noteMarker) {
 				role = Note
 			}
 			if strings.HasSuffix(line, withheld) && body[j:j+n] == "\n" {
@@ -640,12 +662,13 @@ func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
 	var out []blockEntry
 	for i, k := range keys {
 		for t := k; t < ends[i]; t++ {
-			e := blockEntry{Role: m.turns[t].Role, Text: m.turns[t].shown}
+			e := blockEntry{Role: m.turns[t].Role, Text: guard(m.turns[t].shown)}
 			switch tt := &m.turns[t]; {
 			case tt.hidden:
 				e.Text = ""
 			case tt.Role == ToolCall:
-				e.Text = sourceLabel(tt.Tool) + ": " + tt.shown
+				// A call is the assistant's line, naming the tool.
+				e.Role, e.Text = Assistant, guard(callText(tt))
 			}
 			if t == k || !sameDay(m.turns[t].Time, m.turns[t-1].Time) {
 				e.Date = wantDateLine(m.turns[t].Time)
@@ -692,8 +715,8 @@ func checkBlock(t tb, m *Memory, keys []int, upto int) {
 
 // checkShape checks what holds for any composition, even one taken while
 // other goroutines change the memory: the query goes last, the budget holds,
-// roles alternate, the memory block reads back cleanly, and no other part
-// passes for a byheart marker.
+// roles alternate, the memory block reads back cleanly, and no line of any
+// other part passes for framing unguarded.
 func checkShape(t tb, budget int, query string, r Result) {
 	t.Helper()
 	require.NotEmpty(t, r.Messages)
@@ -731,7 +754,11 @@ func checkShape(t tb, budget int, query string, r Result) {
 		case roles[i] == ToolResult || roles[i] == Note:
 			// Framed by byheart's own markers; tool_test.go reads them back.
 		default:
-			require.False(t, mimicsMarker(p), "part %d passes for a marker: %q", i, p)
+			for _, line := range lines(p) {
+				if framingGuard.flags(line) {
+					require.True(t, strings.HasPrefix(line, quoteGuard), "part %d: a line passes for framing: %q", i, line)
+				}
+			}
 		}
 	}
 	for i := 1; i < len(r.Included); i++ {
@@ -740,16 +767,13 @@ func checkShape(t tb, budget int, query string, r Result) {
 }
 
 // checkNative checks that part is turn i as it must go out natively: its
-// shown text (framed, for an agent turn), guarded if it mimics a marker, cut
-// to the budget if larger, or to its share of it in a newest step that is.
+// shown text, guarded (and framed, for an agent turn), cut to the budget if
+// larger, or to its share of it in a newest step that is.
 func checkNative(t tb, m *Memory, i int, part string) {
 	t.Helper()
-	want := m.turns[i].shown
-	switch {
-	case m.turns[i].Role.agent():
+	want := guard(m.turns[i].shown)
+	if m.turns[i].Role.agent() {
 		want = nativeTool(&m.turns[i])
-	case mimicsMarker(want):
-		want = quoteGuard + want
 	}
 	budget := m.nativeCost(i) // the budget, or the newest step's share of it
 	if utf8.RuneCountInString(want) <= budget {

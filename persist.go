@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
-	"strconv"
-	"time"
 )
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
@@ -36,14 +33,37 @@ type wire struct {
 }
 
 type wireTurn struct {
-	Role          Role       `json:"role"`
-	Text          string     `json:"text"`
-	Time          *time.Time `json:"time,omitempty"`
-	Redacted      bool       `json:"redacted,omitempty"`
-	Tool          string     `json:"tool,omitempty"`
-	CallID        string     `json:"call_id,omitempty"`
-	Source        string     `json:"source,omitempty"`
-	Authenticated bool       `json:"authenticated,omitempty"`
+	Role     Role        `json:"role"`
+	Text     string      `json:"text"`
+	Time     *savedTime  `json:"time,omitempty"`
+	Redacted bool        `json:"redacted,omitempty"`
+	Call     *wireCall   `json:"call,omitempty"`
+	Source   *wireSource `json:"source,omitempty"`
+}
+
+// wireCall is a tool call's or result's tool and call id: objects of their
+// own, so a turn without them costs a reader nothing for them.
+type wireCall struct {
+	Tool string `json:"tool"`
+	ID   string `json:"id,omitempty"`
+}
+
+type wireSource struct {
+	Name          string `json:"name,omitempty"`
+	Authenticated bool   `json:"authenticated,omitempty"`
+}
+
+// agentWire returns an agent turn's fields as ToJSON writes them.
+func agentWire(a *agentFields) (*wireCall, *wireSource) {
+	var call *wireCall
+	var src *wireSource
+	if a.Tool != "" || a.CallID != "" {
+		call = &wireCall{Tool: a.Tool, ID: a.CallID}
+	}
+	if a.Source != (Source{}) {
+		src = &wireSource{Name: a.Source.Name, Authenticated: a.Source.Authenticated}
+	}
+	return call, src
 }
 
 type wireKept struct {
@@ -68,10 +88,12 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	w := wire{Version: FormatVersion, Turns: make([]wireTurn, len(m.turns)), Bounds: make([]int, len(m.str))}
 	for i := range m.turns {
 		t := &m.turns[i]
-		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted, Tool: t.Tool, CallID: t.CallID,
-			Source: t.Source.Name, Authenticated: t.Source.Authenticated}
+		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted}
+		if t.agent != nil {
+			w.Turns[i].Call, w.Turns[i].Source = agentWire(t.agent)
+		}
 		if !t.Time.IsZero() {
-			w.Turns[i].Time = &t.Time
+			w.Turns[i].Time = (*savedTime)(&t.Time)
 		}
 	}
 	for i, s := range m.str {
@@ -87,15 +109,17 @@ func (m *Memory) ToJSON() ([]byte, error) {
 }
 
 // FromJSON restores a Memory written by ToJSON, configured by opts. Turns
-// are checked as AppendTurn checks them; boundaries that are out of range
-// (however large), not integers, unsorted, repeated or between a tool call
-// and its result are dropped, and a
-// kept selection whose numbers are out of range or that no longer matches
-// the boundaries is dropped too (the next Compose rebuilds), since both are
-// derived state that can be repaired. Anything else malformed, including
-// boundaries or a selection that are not lists of numbers, is an error
-// wrapping ErrFormat, ErrVersion or ErrTooLarge; FromJSON never panics on
-// its input.
+// are checked as AppendTurn checks them, and a time must be one ToJSON
+// writes (RFC 3339, a year in 0-9999, an offset under a day, which may have
+// seconds); boundaries that are out of range (however large), not
+// integers, unsorted, repeated or between a tool call and its result are
+// dropped, and a kept selection whose numbers are out of range or that no
+// longer matches the boundaries is dropped too (the next Compose rebuilds),
+// since both are derived state that can be repaired. Anything else
+// malformed, including boundaries or a selection that are not lists of
+// numbers, is an error wrapping ErrFormat, ErrVersion or ErrTooLarge;
+// FromJSON never panics on its input. Its memory and time grow in
+// proportion to the input's size.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
 		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
@@ -119,11 +143,14 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	}
 	m := New(opts)
 	m.turns = make([]turn, 0, len(w.Turns))
+	z := zones{}
 	for i, wt := range w.Turns {
-		t := Turn{Role: wt.Role, Text: wt.Text, Tool: wt.Tool, CallID: wt.CallID,
-			Source: Source{Name: wt.Source, Authenticated: wt.Authenticated}}
-		if wt.Time != nil {
-			t.Time = *wt.Time
+		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time)}
+		if c := wt.Call; c != nil {
+			t.Tool, t.CallID = c.Tool, c.ID
+		}
+		if src := wt.Source; src != nil {
+			t.Source = Source{Name: src.Name, Authenticated: src.Authenticated}
 		}
 		if err := checkTurn(t.Role, t.Text); err != nil {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
@@ -139,11 +166,16 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
 		}
 		m.turns = append(m.turns, x)
-		m.total += int(x.native)
+		m.total += x.native
 	}
-	bounds := cleanBounds(ints(w.Bounds), len(m.turns))
+	w.Turns = nil // read: let the collector have them while the index is built
+	bounds := cleanBounds(w.Bounds, len(m.turns))
 	m.restretch(slices.DeleteFunc(bounds, func(b int) bool { return !m.splittable(b) }))
-	if s := w.Selection.read(); s != nil && m.validKept(s) {
+	s, err := w.Selection.read(len(m.turns))
+	if err != nil {
+		return nil, fmt.Errorf("%w: selection: %w", ErrFormat, err)
+	}
+	if s != nil && m.validKept(s) {
 		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto}
 		for _, r := range s.Recalls {
 			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, recallHeader)})
@@ -165,79 +197,74 @@ func orEmpty(xs []int) []int {
 // read as written, so that one too large for an int is dropped as garbage,
 // like any other out-of-range boundary, rather than costing the turns.
 type wireIn struct {
-	Version   int           `json:"version"`
-	Turns     []wireTurn    `json:"turns"`
-	Bounds    []json.Number `json:"bounds"`
-	Selection *wireKeptIn   `json:"selection"`
+	Version   int         `json:"version"`
+	Turns     turnList    `json:"turns"`
+	Bounds    boundList   `json:"bounds"`
+	Selection *wireKeptIn `json:"selection"`
 }
 
 type wireKeptIn struct {
-	Keys    []json.Number  `json:"keys"`
-	Ends    []json.Number  `json:"ends"`
-	Upto    json.Number    `json:"upto"`
-	Recalls []wireRecallIn `json:"recalls"`
+	Keys savedInts   `json:"keys"`
+	Ends savedInts   `json:"ends"`
+	Upto savedNumber `json:"upto"`
+	// Recalls are read once the turns are known: each quotes at least one
+	// turn no other quote holds, so a save with more recalls than turns is
+	// one the library could not have written, and is dropped unread.
+	Recalls json.RawMessage `json:"recalls"`
 }
 
 type wireRecallIn struct {
-	At   json.Number   `json:"at"`
-	Keys []json.Number `json:"keys"`
-	Ends []json.Number `json:"ends"`
+	At   savedNumber `json:"at"`
+	Keys savedInts   `json:"keys"`
+	Ends savedInts   `json:"ends"`
 }
 
-// ints returns the numbers that are integers an int holds, dropping the rest.
-func ints(ns []json.Number) []int {
-	out := make([]int, 0, len(ns))
-	for _, n := range ns {
-		if i, err := strconv.Atoi(string(n)); err == nil {
-			out = append(out, i)
+// read returns the saved selection of a memory of n turns, or nil when
+// there is none, it holds more recalls than turns, or one of its numbers is
+// not an integer an int holds. Recalls that are not objects of numbers are
+// an error.
+func (s *wireKeptIn) read(n int) (*wireKept, error) {
+	if s == nil || s.Keys.partial || s.Ends.partial || !s.Upto.ok {
+		return nil, nil
+	}
+	var recalls []wireRecallIn
+	if len(s.Recalls) > 0 {
+		if s.Recalls[0] == '[' {
+			count := elements(s.Recalls, nil)
+			if count > n {
+				return nil, nil
+			}
+			recalls = make([]wireRecallIn, 0, count)
+		}
+		if err := json.Unmarshal(s.Recalls, &recalls); err != nil {
+			return nil, err
 		}
 	}
-	return out
-}
-
-// read returns the saved selection, or nil when there is none or one of its
-// numbers is not an integer an int holds.
-func (s *wireKeptIn) read() *wireKept {
-	if s == nil {
-		return nil
-	}
-	keys, ends := ints(s.Keys), ints(s.Ends)
-	upto, err := strconv.Atoi(string(s.Upto))
-	if err != nil || len(keys) != len(s.Keys) || len(ends) != len(s.Ends) {
-		return nil
-	}
-	k := &wireKept{Keys: keys, Ends: ends, Upto: upto}
-	for _, r := range s.Recalls {
-		keys, ends := ints(r.Keys), ints(r.Ends)
-		at, err := strconv.Atoi(string(r.At))
-		if err != nil || len(keys) != len(r.Keys) || len(ends) != len(r.Ends) {
-			return nil
+	k := &wireKept{Keys: s.Keys.ints, Ends: s.Ends.ints, Upto: s.Upto.n}
+	for _, r := range recalls {
+		if r.Keys.partial || r.Ends.partial || !r.At.ok {
+			return nil, nil
 		}
-		k.Recalls = append(k.Recalls, wireRecall{At: at, Keys: keys, Ends: ends})
+		k.Recalls = append(k.Recalls, wireRecall{At: r.At.n, Keys: r.Keys.ints, Ends: r.Ends.ints})
 	}
-	return k
+	return k, nil
 }
 
 // cleanBounds keeps the boundaries that can be stretch starts of n turns,
-// sorted and unique, starting at 0.
+// sorted and unique, starting at 0. It reuses the storage of bounds.
 func cleanBounds(bounds []int, n int) []int {
 	if n == 0 {
 		return nil
 	}
-	out := []int{0}
+	out := bounds[:0]
 	for _, b := range bounds {
 		if b > 0 && b < n {
 			out = append(out, b)
 		}
 	}
-	sort.Ints(out)
-	uniq := out[:1]
-	for _, b := range out[1:] {
-		if b != uniq[len(uniq)-1] {
-			uniq = append(uniq, b)
-		}
-	}
-	return uniq
+	out = append(out, 0)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // validKept reports whether a saved selection is one the library could
@@ -277,7 +304,7 @@ func (m *Memory) validKept(s *wireKept) bool {
 		}
 		at = r.At
 	}
-	sort.Slice(quoted, func(i, j int) bool { return quoted[i][0] < quoted[j][0] })
+	slices.SortFunc(quoted, func(a, b [2]int) int { return a[0] - b[0] })
 	for i := 1; i < len(quoted); i++ {
 		if quoted[i][0] < quoted[i-1][1] {
 			return false

@@ -125,7 +125,7 @@ func TestMessagesSendsCallsAndResultsAsToolBlocks(t *testing.T) {
 	content := results[1].Content[0].Text
 	assert.True(t, strings.HasPrefix(content, "«byheart tool result» of inbox, from email:billing@vendor.example, UNVERIFIED"),
 		"the result's content is byheart's frame: %q", content)
-	assert.Contains(t, content, "\n  user: yes", "every line of it indented")
+	assert.Contains(t, content, "\n  [quoted] user: yes", "every line of it indented and guarded")
 }
 
 func TestMessagesSendsCallsAndResultsWithoutTheirPairAsText(t *testing.T) {

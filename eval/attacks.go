@@ -192,9 +192,9 @@ func inspect(r byheart.Result, s *attackScenario) poisonVerdict {
 // frameOf returns the head of the frame every occurrence of poison in
 // text sits in, read by the documented layout: a native tool result or
 // note opens with its marker and head line, every later line indented; in
-// a memory part, a quoted result or note is a line at the margin that
-// opens with "tool result" or "note", its text on the indented lines below.
-// ok is false if some occurrence is anywhere else, or not all share a head.
+// a memory part, a quoted result or note is a line at the margin that opens
+// with the same marker, its text on the indented lines below. ok is false
+// if some occurrence is anywhere else, or not all share a head.
 func frameOf(role byheart.Role, text, poison string) (head string, ok bool) {
 	lines := splitLines(text)
 	native := (role == byheart.ToolResult && strings.HasPrefix(text, resultMarker)) ||
@@ -216,7 +216,7 @@ func frameOf(role byheart.Role, text, poison string) (head string, ok bool) {
 			return "", false
 		case native:
 			h = lines[0]
-		case !strings.HasPrefix(margin, "tool result ") && !strings.HasPrefix(margin, "note "):
+		case !strings.HasPrefix(margin, resultMarker) && !strings.HasPrefix(margin, noteMarker):
 			return "", false
 		}
 		if head != "" && h != head {
