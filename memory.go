@@ -359,12 +359,13 @@ const redactedText = "[redacted]"
 // turns, which have none, do not pay for them.
 type turn struct {
 	said
-	agent  *agentFields // nil unless Role.agent()
-	shown  string       // Text with resolved dates beside it: what is indexed and rendered
-	native int          // characters of the turn as its own message part, guarded
-	line   int          // characters of the turn as a line of the memory block, guarded
-	runes  int          // characters of shown
-	quoted bool         // the guard opens some line of shown
+	agent    *agentFields // nil unless Role.agent()
+	shown    string       // Text with resolved dates beside it: what is indexed and rendered
+	native   int          // characters of the turn as its own message part, guarded
+	line     int          // characters of the turn as a line of the memory block, guarded
+	runes    int          // characters of shown
+	Redacted bool         // set on the placeholder Redact leaves
+	quoted   bool         // the guard opens some line of shown
 	// hidden is set on a quarantined turn (see Options.Unverified): kept
 	// verbatim, but neither indexed nor shown.
 	hidden bool
@@ -376,10 +377,9 @@ type turn struct {
 
 // said is what every turn holds: who said what, and when.
 type said struct {
-	Role     Role
-	Text     string
-	Time     time.Time
-	Redacted bool
+	Role Role
+	Text string
+	Time time.Time
 }
 
 // agentFields are what only an agent turn holds.
@@ -584,7 +584,7 @@ func checkTurn(role Role, text string) error {
 // makeTurn derives what the Memory keeps beside t, which has passed the
 // door; waiting is the step's count of unanswered calls after it.
 func (m *Memory) makeTurn(t Turn, waiting int32) turn {
-	x := turn{said: said{Role: t.Role, Text: t.Text, Time: t.Time, Redacted: t.Redacted}, shown: t.Text, waiting: waiting}
+	x := turn{said: said{Role: t.Role, Text: t.Text, Time: t.Time}, Redacted: t.Redacted, shown: t.Text, waiting: waiting}
 	if t.Role.agent() {
 		x.agent = &agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}
 	}

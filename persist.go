@@ -33,37 +33,20 @@ type wire struct {
 }
 
 type wireTurn struct {
-	Role     Role        `json:"role"`
-	Text     string      `json:"text"`
-	Time     *savedTime  `json:"time,omitempty"`
-	Redacted bool        `json:"redacted,omitempty"`
-	Call     *wireCall   `json:"call,omitempty"`
-	Source   *wireSource `json:"source,omitempty"`
+	Role     Role       `json:"role"`
+	Text     string     `json:"text"`
+	Time     *savedTime `json:"time,omitempty"`
+	Redacted bool       `json:"redacted,omitempty"`
+	Agent    *wireAgent `json:"agent,omitempty"`
 }
 
-// wireCall is a tool call's or result's tool and call id: objects of their
-// own, so a turn without them costs a reader nothing for them.
-type wireCall struct {
-	Tool string `json:"tool"`
-	ID   string `json:"id,omitempty"`
-}
-
-type wireSource struct {
-	Name          string `json:"name,omitempty"`
+// wireAgent is what an agent turn holds beside its text: an object of its
+// own, so a turn without it costs a reader nothing for it.
+type wireAgent struct {
+	Tool          string `json:"tool,omitempty"`
+	CallID        string `json:"call_id,omitempty"`
+	Source        string `json:"source,omitempty"`
 	Authenticated bool   `json:"authenticated,omitempty"`
-}
-
-// agentWire returns an agent turn's fields as ToJSON writes them.
-func agentWire(a *agentFields) (*wireCall, *wireSource) {
-	var call *wireCall
-	var src *wireSource
-	if a.Tool != "" || a.CallID != "" {
-		call = &wireCall{Tool: a.Tool, ID: a.CallID}
-	}
-	if a.Source != (Source{}) {
-		src = &wireSource{Name: a.Source.Name, Authenticated: a.Source.Authenticated}
-	}
-	return call, src
 }
 
 type wireKept struct {
@@ -89,8 +72,8 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	for i := range m.turns {
 		t := &m.turns[i]
 		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted}
-		if t.agent != nil {
-			w.Turns[i].Call, w.Turns[i].Source = agentWire(t.agent)
+		if a := t.agent; a != nil && (*a != agentFields{}) {
+			w.Turns[i].Agent = &wireAgent{Tool: a.Tool, CallID: a.CallID, Source: a.Source.Name, Authenticated: a.Source.Authenticated}
 		}
 		if !t.Time.IsZero() {
 			w.Turns[i].Time = (*savedTime)(&t.Time)
@@ -146,11 +129,8 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	z := zones{}
 	for i, wt := range w.Turns {
 		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time)}
-		if c := wt.Call; c != nil {
-			t.Tool, t.CallID = c.Tool, c.ID
-		}
-		if src := wt.Source; src != nil {
-			t.Source = Source{Name: src.Name, Authenticated: src.Authenticated}
+		if a := wt.Agent; a != nil {
+			t.Tool, t.CallID, t.Source = a.Tool, a.CallID, Source{Name: a.Source, Authenticated: a.Authenticated}
 		}
 		if err := checkTurn(t.Role, t.Text); err != nil {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)

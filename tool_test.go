@@ -755,8 +755,8 @@ func TestJSONRoundTripKeepsAgentTurns(t *testing.T) {
 		mustTurn(t, m, Turn{Role: Note, Text: "uploaded", Source: Source{Name: "upload:a.pdf", Authenticated: true}})
 		compose(t, m, "page line")
 		data := mustJSON(t, m)
-		assert.Contains(t, data, `{"role":"tool_result","text":"page 1:\nline two\r\nline three","call":{"tool":"search","id":"c1"},"source":{"name":"web:https://example.com/a\u2028b"}}`)
-		assert.Contains(t, data, `{"role":"note","text":"uploaded","source":{"name":"upload:a.pdf","authenticated":true}}`)
+		assert.Contains(t, data, `{"role":"tool_result","text":"page 1:\nline two\r\nline three","agent":{"tool":"search","call_id":"c1","source":"web:https://example.com/a\u2028b"}}`)
+		assert.Contains(t, data, `{"role":"note","text":"uploaded","agent":{"source":"upload:a.pdf","authenticated":true}}`)
 		m2 := checkRoundTripAgent(t, m, opts, "line three")
 		checkRoundTripAgent(t, m2, opts, "uploaded pdf")
 	}
@@ -769,13 +769,13 @@ func TestFromJSONRefusesAgentTurnsAppendTurnWouldRefuse(t *testing.T) {
 		turns string
 		want  error
 	}{
-		{"a result with no call", `[{"role":"tool_result","text":"x","call":{"tool":"t"}}]`, ErrNoCall},
+		{"a result with no call", `[{"role":"tool_result","text":"x","agent":{"tool":"t"}}]`, ErrNoCall},
 		{"a call with no tool", `[{"role":"tool_call","text":"{}"}]`, ErrTool},
-		{"a call with an empty tool", `[{"role":"tool_call","text":"{}","call":{"tool":""}}]`, ErrTool},
-		{"a source on a user turn", `[{"role":"user","text":"x","source":{"name":"email:a"}}]`, ErrTool},
-		{"a tool on a note", `[{"role":"note","text":"x","call":{"tool":"t"}}]`, ErrTool},
-		{"a second result", `[{"role":"tool_call","text":"{}","call":{"tool":"t","id":"a"}},{"role":"tool_result","text":"x","call":{"tool":"t","id":"a"}},{"role":"tool_result","text":"y","call":{"id":"a"}}]`, ErrNoCall},
-		{"a call that is not an object", `[{"role":"tool_call","text":"{}","call":"t"}]`, ErrFormat},
+		{"a call with an empty tool", `[{"role":"tool_call","text":"{}","agent":{"tool":""}}]`, ErrTool},
+		{"a source on a user turn", `[{"role":"user","text":"x","agent":{"source":"email:a"}}]`, ErrTool},
+		{"a tool on a note", `[{"role":"note","text":"x","agent":{"tool":"t"}}]`, ErrTool},
+		{"a second result", `[{"role":"tool_call","text":"{}","agent":{"tool":"t","call_id":"a"}},{"role":"tool_result","text":"x","agent":{"call_id":"a"}},{"role":"tool_result","text":"y","agent":{"call_id":"a"}}]`, ErrNoCall},
+		{"agent fields that are not an object", `[{"role":"tool_call","text":"{}","agent":"t"}]`, ErrFormat},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
