@@ -17,6 +17,9 @@ type quantity struct {
 // quantity reads a count at word i: digits, a number word ("two",
 // "twenty-five"), "a" or "an", "a couple (of)", "a few", "several".
 func (s *scanner) quantity(i int) (quantity, bool) {
+	if i < 0 || i >= len(s.toks) {
+		return quantity{}, false // the phrase ends before its count
+	}
 	t := &s.toks[i]
 	if t.poss || !t.free || s.after(i) && hedge(s.str(&s.toks[i-1])) {
 		return quantity{}, false

@@ -433,6 +433,7 @@ func TestAnnotateOddTextNeverPanics(t *testing.T) {
 		strings.Repeat("yesterday.", 10000),
 		strings.Repeat("in ", 1000) + "two weeks",
 		"99999999999999999999 days ago",
+		"it you subscription I yesterday author for the next.",
 	} {
 		got := Annotate(text, thursday)
 		assert.Equal(t, text, stripNotes(got, dateNotes(text, thursday)))
