@@ -14,7 +14,8 @@ import (
 // needs to keep a provider's prompt cache warm.
 type Result struct {
 	// Messages are ready for any provider: history first, the query last as
-	// the final part of the final (user) message.
+	// the final part of the final (user) message. After Continue there is
+	// no query: the newest turn, or outside material, comes last.
 	Messages []Message `json:"messages"`
 	// StableUpto is the index, in the flattened sequence of all messages'
 	// parts, of the last part that repeats byte for byte until the next
@@ -40,15 +41,35 @@ type Result struct {
 	ExternalErr error `json:"-"`
 }
 
-// Message is one provider message: a role and its text parts.
+// Message is one provider message: a role and its text parts. Its role is
+// that of its turns: User and Assistant, and for an agent's turns sent
+// natively ToolCall, ToolResult and Note, which an adapter turns into the
+// provider's own shape (see Part). Memory parts and outside material are
+// User parts.
 type Message struct {
 	Role  Role   `json:"role"`
 	Parts []Part `json:"parts"`
 }
 
-// Part is one text block of a message.
+// Part is one text block of a message. A part of a ToolCall or ToolResult
+// message carries its Call too, so an adapter can send it in the
+// provider's own shape (a tool_use or tool_result block, an assistant tool
+// call or a tool message); its Text is the same turn as plain text, framed,
+// for a provider without tools. Call is nil on every other part.
 type Part struct {
 	Text string `json:"text"`
+	Call *Call  `json:"call,omitempty"`
+}
+
+// Call identifies the tool call a part makes or answers.
+type Call struct {
+	// ID is the call's Turn.CallID; it may be empty.
+	ID string `json:"id,omitempty"`
+	// Name is the tool's name, as the model called it.
+	Name string `json:"name"`
+	// Arguments are a tool call's arguments verbatim, as appended; empty
+	// on a result and on a redacted call.
+	Arguments string `json:"arguments,omitempty"`
 }
 
 // Document is one stretch as a Retriever sees it.
@@ -169,6 +190,43 @@ var (
 // error wrapping ctx's cause, so errors.Is(err, context.DeadlineExceeded)
 // tells that case apart.
 func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
+	return m.composeFor(ctx, query, false)
+}
+
+// Continue composes the context for the model's next step when the
+// conversation itself ends with what the model must answer: the user's
+// message, appended already, or the results of the tool calls the model
+// made. It is Compose for an agent loop, which appends every turn as it
+// happens:
+//
+//	mem.Append(byheart.User, question)
+//	for {
+//		res, err := mem.Continue(ctx) // send res.Messages
+//		// append the reply: its text, its tool calls; stop if it made none
+//		// run the tools and append each result
+//	}
+//
+// Stretches are ranked for the newest User turn. There is no query part:
+// Messages end with the newest turn, or with outside material when some is
+// admitted, and StableUpto is the newest turn's part. The native tail holds
+// the turns from the newest User turn on, as far as the budget allows, so
+// the model sees the question with the calls and results it led to.
+func (m *Memory) Continue(ctx context.Context) (Result, error) {
+	return m.composeFor(ctx, "", true)
+}
+
+// lastUser returns the newest User turn, or len(m.turns) when there is none.
+func (m *Memory) lastUser() int {
+	for t := len(m.turns) - 1; t >= 0; t-- {
+		if m.turns[t].Role == User {
+			return t
+		}
+	}
+	return len(m.turns)
+}
+
+// composeFor is Compose for query, or with cont, Continue.
+func (m *Memory) composeFor(ctx context.Context, query string, cont bool) (Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -177,6 +235,13 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	}
 	if !utf8.ValidString(query) {
 		return Result{}, ErrUTF8
+	}
+	if cont {
+		m.mu.Lock()
+		if u := m.lastUser(); u < len(m.turns) {
+			query = m.turns[u].shown
+		}
+		m.mu.Unlock()
 	}
 	var items []Item
 	var extErr error
@@ -188,7 +253,7 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.ix.stop, m.ix.stopped = ctx.Done(), false
-	r, err := m.compose(ctx, query, items)
+	r, err := m.compose(ctx, query, items, cont)
 	m.ix.stop = nil
 	if err != nil {
 		return Result{}, err
@@ -243,7 +308,11 @@ type layout struct {
 }
 
 func (l *layout) add(role Role, text string, size int) {
-	l.parts = append(l.parts, Part{text})
+	l.addPart(role, Part{Text: text}, size)
+}
+
+func (l *layout) addPart(role Role, p Part, size int) {
+	l.parts = append(l.parts, p)
 	l.roles = append(l.roles, role)
 	l.size += size
 }
@@ -263,8 +332,13 @@ func (l *layout) messages() []Message {
 	return out
 }
 
-func (m *Memory) compose(ctx context.Context, query string, items []Item) (Result, error) {
+func (m *Memory) compose(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
 	budget := m.opt.Budget
+	m.from = len(m.turns)
+	if cont {
+		m.from = m.lastUser()
+	}
+	m.capStep()
 	rk, w, err := m.ranker.rank(ctx, m, query, items, m.total > budget)
 	if err != nil {
 		return Result{}, err
@@ -303,7 +377,9 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item) (Resul
 	if ext != "" {
 		l.add(User, ext, extSize)
 	}
-	l.add(User, query, 0)
+	if !cont {
+		l.add(User, query, 0)
+	}
 	r.Messages = l.messages()
 	r.ExternalErr = w.err
 	return r, nil
@@ -333,19 +409,29 @@ func (m *Memory) addLog(l *layout) {
 func (m *Memory) addNative(l *layout, t int) {
 	tt := &m.turns[t]
 	text := tt.shown
+	cost := m.nativeCost(t)
 	switch {
-	case tt.native > m.opt.Budget:
+	case tt.Role.agent():
+		text = nativeTool(tt) // guarded within its frame
+		if tt.native > cost {
+			text = clip(text, cost)
+		}
+	case tt.native > cost:
 		// The guard only opens lines, so the part's first characters come
 		// from the text's first lines: guarding those is enough.
-		text = clip(guard(linesOf(text, m.opt.Budget)), m.opt.Budget)
+		text = clip(guard(linesOf(text, cost)), cost)
 	case tt.quoted:
 		text = guard(text)
 	}
-	l.add(tt.Role, text, m.nativeCost(t))
+	l.addPart(tt.Role, Part{Text: text, Call: callOf(tt)}, cost)
 }
 
 func (m *Memory) nativeCost(t int) int {
-	return min(m.turns[t].native, m.opt.Budget)
+	c := min(m.turns[t].native, m.opt.Budget)
+	if m.cap.on && t >= m.cap.from {
+		c = min(c, m.cap.size)
+	}
+	return c
 }
 
 // clip cuts text to n characters, ending with clipMark.
@@ -515,6 +601,11 @@ func (m *Memory) renderBlock(keys, ends []int, header string) (string, int) {
 			if t == k || m.newDay(t) {
 				b.WriteString(dateLine(tt))
 			}
+			size += m.lineCost(k, t)
+			if tt.Role.agent() {
+				writeEntry(&b, tt)
+				continue
+			}
 			label := label(tt.Role)
 			b.WriteString(label)
 			switch {
@@ -526,7 +617,6 @@ func (m *Memory) renderBlock(keys, ends []int, header string) (string, int) {
 				writeIndented(&b, tt.shown)
 			}
 			b.WriteByte('\n')
-			size += m.lineCost(k, t)
 		}
 	}
 	b.WriteString(memoryFooter)

@@ -39,6 +39,14 @@
 // said on Thursday 25 May 2023, is indexed and shown as "I ran the race last
 // Saturday [20 May 2023]" (see Annotate), while the turn keeps its words.
 //
+// An agent appends its tool calls and what they returned with AppendTurn,
+// each result naming its source and whether that source is authenticated,
+// and composes each step with Continue. Tool results and notes reach the
+// model only framed as material from their source, marked unverified when
+// it is not authenticated, never in the user's voice; Options.Unverified
+// can keep unverified material out of the context altogether. A call and
+// its result always travel together.
+//
 // The characters of everything but the final query never exceed the budget,
 // framing included. No line byheart quotes (a turn, natively or in the
 // memory block, or outside material) can pass for one of its markers, a
@@ -60,22 +68,36 @@ import (
 	"unicode/utf8"
 )
 
-// Role says who spoke a turn. Only User and Assistant are accepted: system
-// prompts and tool output belong to the caller's request, not to the
-// conversation's memory.
+// Role says who spoke a turn, or, for the turns of an agent, what kind of
+// material it is. User and Assistant turns are the conversation's own
+// voices; ToolCall, ToolResult and Note turns hold what an agent asked of
+// its tools and what it read, and reach the model only framed as material
+// from their source (see Turn and AppendTurn). A system prompt belongs to
+// the caller's request, not to the conversation's memory.
 type Role string
 
-// The two roles a conversation turn may have.
+// The roles a turn may have.
 const (
 	User      Role = "user"
 	Assistant Role = "assistant"
+	// ToolCall is the assistant asking a tool: Turn.Tool names the tool,
+	// Turn.CallID identifies the call, and Text holds its arguments
+	// verbatim (JSON for the usual providers; "{}" when there are none).
+	ToolCall Role = "tool_call"
+	// ToolResult is what a tool returned for a call of the same step (see
+	// AppendTurn), with where it came from in Turn.Source.
+	ToolResult Role = "tool_result"
+	// Note is material the application adds to the conversation without a
+	// tool call: a document the user uploaded, an e-mail that arrived. It
+	// is framed like a tool result, with its Turn.Source.
+	Note Role = "note"
 )
 
 // Errors returned by Memory. Each is a sentinel to test with errors.Is; the
 // returned error may wrap it with detail.
 var (
-	// ErrRole: a role other than User or Assistant.
-	ErrRole = errors.New("byheart: role must be \"user\" or \"assistant\"")
+	// ErrRole: a role other than the five constants.
+	ErrRole = errors.New("byheart: role must be \"user\", \"assistant\", \"tool_call\", \"tool_result\" or \"note\"")
 	// ErrEmpty: a turn with no text.
 	ErrEmpty = errors.New("byheart: turn text is empty")
 	// ErrUTF8: text or query that is not valid UTF-8.
@@ -262,7 +284,8 @@ type Options struct {
 	// increasing indices in [1, len(tail)) at which new stretches start.
 	// It runs while the Memory is locked and must return within two
 	// seconds; if it panics, times out or returns anything else, Append
-	// fails with ErrBoundaries and records nothing.
+	// fails with ErrBoundaries and records nothing. A split point between a
+	// tool call and its result is passed over: they stay in one stretch.
 	Boundaries func(tail []Turn) []int
 
 	// Retriever replaces the built-in BM25 ranking of stretches.
@@ -275,6 +298,12 @@ type Options struct {
 	// material when it is weighed against the conversation. Zero admits it
 	// only when its best item outscores the conversation's best stretch.
 	ExternalMargin float64
+
+	// Unverified says what becomes of tool results and notes whose source
+	// is not authenticated: Quote (the zero value) frames them with their
+	// source, marked unverified; Quarantine stores them verbatim but never
+	// indexes, selects or shows their text.
+	Unverified Unverified
 }
 
 func (o Options) normalized() Options {
@@ -310,19 +339,62 @@ type Turn struct {
 	Time time.Time
 	// Redacted is set on the placeholder Redact leaves.
 	Redacted bool
+	// Tool names the tool of a ToolCall turn, and of a ToolResult turn,
+	// which takes its call's when it is left empty.
+	Tool string
+	// CallID identifies a ToolCall (the provider's tool call id, such as
+	// Anthropic's tool_use id) and pairs a ToolResult with it. It may be
+	// empty: a result then answers the first waiting call with no id.
+	CallID string
+	// Source says where a ToolResult's or a Note's text came from; other
+	// turns carry none.
+	Source Source
 }
 
 // redactedText is what a redacted turn says from then on.
 const redactedText = "[redacted]"
 
-// turn is a Turn with what the Memory derives from it at ingest.
+// turn is a Turn with what the Memory derives from it at ingest. An agent
+// turn's own fields sit behind a pointer, so the user's and the assistant's
+// turns, which have none, do not pay for them.
 type turn struct {
-	Turn
-	shown  string // Text with resolved dates beside it: what is indexed and rendered
-	quoted bool   // the guard opens some line of shown
-	native int    // characters of the turn as its own message part, guarded
-	line   int    // characters of the turn as a line of the memory block, guarded
-	runes  int    // characters of shown
+	said
+	agent    *agentFields // nil unless Role.agent()
+	shown    string       // Text with resolved dates beside it: what is indexed and rendered
+	native   int          // characters of the turn as its own message part, guarded
+	line     int          // characters of the turn as a line of the memory block, guarded
+	runes    int          // characters of shown
+	Redacted bool         // set on the placeholder Redact leaves
+	quoted   bool         // the guard opens some line of shown
+	// hidden is set on a quarantined turn (see Options.Unverified): kept
+	// verbatim, but neither indexed nor shown.
+	hidden bool
+	// waiting counts the tool calls of the current step, up to and
+	// including this turn, that no result has answered yet (see
+	// AppendTurn): a stretch may start after a turn only when it is zero.
+	waiting int32
+}
+
+// said is what every turn holds: who said what, and when.
+type said struct {
+	Role Role
+	Text string
+	Time time.Time
+}
+
+// agentFields are what only an agent turn holds.
+type agentFields struct {
+	Tool, CallID string
+	Source       Source
+}
+
+// public returns the turn as Turn gives it.
+func (tt *turn) public() Turn {
+	t := Turn{Role: tt.Role, Text: tt.Text, Time: tt.Time, Redacted: tt.Redacted}
+	if a := tt.agent; a != nil {
+		t.Tool, t.CallID, t.Source = a.Tool, a.CallID, a.Source
+	}
+	return t
 }
 
 // stretch is a run of consecutive turns that is selected or left out whole.
@@ -367,6 +439,8 @@ type scratch struct {
 	mark   []bool  // spreading scores, by stretch
 	spread []int   // candidates of bestSpread
 	rk     ranking // the built-in ranking of the current query
+	from   int     // the newest turn the native tail should hold: a Continue's user turn, or len(turns)
+	cap    stepCap // how the newest step's turns are cut, if it is over the budget
 }
 
 // New returns an empty Memory configured by opts.
@@ -388,7 +462,7 @@ func (m *Memory) Turn(i int) (Turn, error) {
 	if i < 0 || i >= len(m.turns) {
 		return Turn{}, fmt.Errorf("%w: %d of %d", ErrIndex, i, len(m.turns))
 	}
-	return m.turns[i].Turn, nil
+	return m.turns[i].public(), nil
 }
 
 // Bounds returns the first turn of each stretch, ascending.
@@ -403,10 +477,11 @@ func (m *Memory) Bounds() []int {
 }
 
 // Append records a turn with no time of its own: it inherits the previous
-// turn's. It returns the turn's index. A role other than User or Assistant,
-// empty text or invalid UTF-8 is an error and records nothing.
+// turn's. It returns the turn's index. A role other than User, Assistant or
+// Note (tool turns need AppendTurn), empty text or invalid UTF-8 is an error
+// and records nothing.
 func (m *Memory) Append(role Role, text string) (int, error) {
-	return m.AppendAt(role, text, time.Time{})
+	return m.AppendTurn(Turn{Role: role, Text: text})
 }
 
 // AppendAt records a turn said at when, resolving relative dates in it
@@ -415,9 +490,37 @@ func (m *Memory) Append(role Role, text string) (int, error) {
 // offset of a day or more) is ErrTime. It returns the turn's index; on error
 // nothing is recorded.
 func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
-	if err := checkTurn(role, text); err != nil {
+	return m.AppendTurn(Turn{Role: role, Text: text, Time: when})
+}
+
+// AppendTurn records t, which may be any kind of turn, with its time as
+// AppendAt takes it. An agent appends each step as it happened: the
+// assistant's text, then its tool calls, then their results, each result
+// naming its call by CallID:
+//
+//	mem.Append(byheart.User, "when is my dentist appointment?")
+//	mem.AppendTurn(byheart.Turn{Role: byheart.ToolCall, Tool: "calendar", CallID: "c1", Text: `{"q":"dentist"}`})
+//	mem.AppendTurn(byheart.Turn{Role: byheart.ToolResult, CallID: "c1", Text: "Dentist, Tue 14:30",
+//		Source: byheart.Source{Name: "tool:calendar", Authenticated: true}})
+//
+// A step is a run of Assistant and ToolCall turns followed by the
+// ToolResult turns that answer them, as providers require: a result must
+// answer a call of the current step that is still waiting (ErrNoCall
+// otherwise), and a User or Note turn, or an Assistant or ToolCall turn
+// after a result, starts a new step, leaving any call still waiting
+// unanswered. Besides what AppendAt checks, AppendTurn refuses with ErrTool
+// a tool turn without a tool (a result takes its call's), a tool name or
+// call id that is not one line of printable text, tool fields on other
+// turns, a call id already waiting in the step, and a Source on a turn
+// other than a ToolResult or a Note; a turn marked Redacted is ErrEmpty.
+func (m *Memory) AppendTurn(t Turn) (int, error) {
+	if err := checkTurn(t.Role, t.Text); err != nil {
 		return -1, err
 	}
+	if err := checkFields(t); err != nil {
+		return -1, err
+	}
+	when := t.Time
 	if !when.IsZero() {
 		var buf [len(timeLayoutSeconds)]byte
 		if _, err := appendTime(buf[:0], when); err != nil {
@@ -428,10 +531,13 @@ func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 	defer m.mu.Unlock()
 	n := len(m.turns)
 	if when.IsZero() && n > 0 {
-		when = m.turns[n-1].Time
+		t.Time = m.turns[n-1].Time
 	}
-	t := makeTurn(Turn{Role: role, Text: text, Time: when})
-	if len(m.str) > 0 && (m.open >= m.opt.Chunk || m.pause(when)) {
+	x, err := m.accept(t)
+	if err != nil {
+		return -1, err
+	}
+	if len(m.str) > 0 && splitsBefore(&m.turns[n-1], t.Role) && (m.open >= m.opt.Chunk || m.pause(when)) {
 		splits, err := m.askBoundaries()
 		if err != nil {
 			return -1, err
@@ -443,12 +549,12 @@ func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 	if len(m.str) == 0 {
 		m.str = append(m.str, stretch{start: 0, slot: -1})
 	}
-	m.turns = append(m.turns, t)
+	m.turns = append(m.turns, x)
 	last := &m.str[len(m.str)-1]
 	m.pieces(n, n+1, last.start)(m.ix.addOpen)
 	last.size += m.lineCost(last.start, n)
-	m.open += t.runes
-	m.total += t.native
+	m.open += x.runes
+	m.total += x.native
 	return n, nil
 }
 
@@ -463,7 +569,7 @@ func (m *Memory) pause(when time.Time) bool {
 }
 
 func checkTurn(role Role, text string) error {
-	if role != User && role != Assistant {
+	if !role.valid() {
 		return fmt.Errorf("%w, not %q", ErrRole, string(role))
 	}
 	if text == "" {
@@ -475,12 +581,23 @@ func checkTurn(role Role, text string) error {
 	return nil
 }
 
-func makeTurn(t Turn) turn {
-	x := turn{Turn: t, shown: t.Text}
+// makeTurn derives what the Memory keeps beside t, which has passed the
+// door; waiting is the step's count of unanswered calls after it.
+func (m *Memory) makeTurn(t Turn, waiting int32) turn {
+	x := turn{said: said{Role: t.Role, Text: t.Text, Time: t.Time}, Redacted: t.Redacted, shown: t.Text, waiting: waiting}
+	if t.Role.agent() {
+		x.agent = &agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}
+	}
+	x.hidden = m.opt.Unverified == Quarantine && !t.Redacted && t.Role.framed() && !t.Source.Authenticated
 	if !t.Redacted && !t.Time.IsZero() {
 		x.shown = Annotate(t.Text, t.Time)
 	}
 	x.runes = utf8.RuneCountInString(x.shown)
+	if t.Role.agent() {
+		x.native = utf8.RuneCountInString(nativeTool(&x))
+		x.line = agentLineSize(&x)
+		return x
+	}
 	quoted := guard(x.shown)
 	x.quoted = len(quoted) != len(x.shown)
 	x.native = x.runes + len(quoted) - len(x.shown) // the guard adds ASCII only
@@ -498,7 +615,7 @@ func (m *Memory) askBoundaries() ([]int, error) {
 	start := m.str[len(m.str)-1].start
 	tail := make([]Turn, len(m.turns)-start)
 	for i := range tail {
-		tail[i] = m.turns[start+i].Turn
+		tail[i] = m.turns[start+i].public()
 	}
 	timeout := m.tune.boundariesTimeout
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -511,14 +628,16 @@ func (m *Memory) askBoundaries() ([]int, error) {
 		return nil, fmt.Errorf("%w: %w", ErrBoundaries, err)
 	}
 	prev := 0
-	splits := make([]int, len(points))
-	for i, p := range points {
+	splits := make([]int, 0, len(points))
+	for _, p := range points {
 		if p <= prev || p >= len(tail) {
 			return nil, fmt.Errorf("%w: split points %v are not strictly increasing in [1, %d)",
 				ErrBoundaries, points, len(tail))
 		}
 		prev = p
-		splits[i] = start + p
+		if m.splittable(start + p) { // never between a tool call and its result
+			splits = append(splits, start+p)
+		}
 	}
 	return splits, nil
 }
@@ -553,11 +672,12 @@ func (m *Memory) closeOpen(splits []int) {
 func (c *conversation) pieces(a, b, start int) func(yield func(string)) {
 	return func(yield func(string)) {
 		for t := a; t < b; t++ {
-			if tt := &c.turns[t]; !tt.Time.IsZero() && (t == start || c.newDay(t)) {
-				yield(dateLine(tt) + tt.shown)
+			tt := &c.turns[t]
+			if !tt.Time.IsZero() && (t == start || c.newDay(t)) {
+				yield(dateLine(tt) + tt.indexed())
 				continue
 			}
-			yield(c.turns[t].shown)
+			yield(tt.indexed())
 		}
 	}
 }
@@ -585,9 +705,10 @@ func (c *conversation) stretchOf(t int) int {
 }
 
 // Redact replaces turn i with a placeholder, keeping its place, role, time
-// and the stretch boundaries. Its text becomes unreachable: it leaves the
-// index, the encoding cache, the kept selection (the next Compose rebuilds)
-// and everything ToJSON writes from then on.
+// and the stretch boundaries, and for a tool turn its tool and call id, so
+// calls and results stay paired. Its text, and its source, become
+// unreachable: they leave the index, the encoding cache, the kept selection
+// (the next Compose rebuilds) and everything ToJSON writes from then on.
 func (m *Memory) Redact(i int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -598,7 +719,11 @@ func (m *Memory) Redact(i int) error {
 	if old.Redacted {
 		return nil
 	}
-	m.turns[i] = makeTurn(Turn{Role: old.Role, Text: redactedText, Time: old.Time, Redacted: true})
+	placeholder := Turn{Role: old.Role, Text: redactedText, Time: old.Time, Redacted: true}
+	if old.agent != nil {
+		placeholder.Tool, placeholder.CallID = old.agent.Tool, old.agent.CallID
+	}
+	m.turns[i] = m.makeTurn(placeholder, old.waiting)
 	m.total += m.turns[i].native - old.native
 	s := m.stretchOf(i)
 	a, b := m.str[s].start, m.stretchEnd(s)

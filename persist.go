@@ -10,8 +10,9 @@ import (
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
 // and earlier ones and refuses later ones with ErrVersion. Version 2 added
-// the stretches recalled into a kept context.
-const FormatVersion = 2
+// the stretches recalled into a kept context, version 3 the agent turns:
+// their roles, tools, call ids and sources.
+const FormatVersion = 3
 
 // MaxJSON is the most bytes FromJSON reads; larger input is refused with
 // ErrTooLarge before it is parsed.
@@ -36,6 +37,16 @@ type wireTurn struct {
 	Text     string     `json:"text"`
 	Time     *savedTime `json:"time,omitempty"`
 	Redacted bool       `json:"redacted,omitempty"`
+	Agent    *wireAgent `json:"agent,omitempty"`
+}
+
+// wireAgent is what an agent turn holds beside its text: an object of its
+// own, so a turn without it costs a reader nothing for it.
+type wireAgent struct {
+	Tool          string `json:"tool,omitempty"`
+	CallID        string `json:"call_id,omitempty"`
+	Source        string `json:"source,omitempty"`
+	Authenticated bool   `json:"authenticated,omitempty"`
 }
 
 type wireKept struct {
@@ -61,6 +72,9 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	for i := range m.turns {
 		t := &m.turns[i]
 		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted}
+		if a := t.agent; a != nil && (*a != agentFields{}) {
+			w.Turns[i].Agent = &wireAgent{Tool: a.Tool, CallID: a.CallID, Source: a.Source.Name, Authenticated: a.Source.Authenticated}
+		}
 		if !t.Time.IsZero() {
 			w.Turns[i].Time = (*savedTime)(&t.Time)
 		}
@@ -78,16 +92,17 @@ func (m *Memory) ToJSON() ([]byte, error) {
 }
 
 // FromJSON restores a Memory written by ToJSON, configured by opts. Turns
-// are checked as Append checks them, and a time must be one ToJSON writes
-// (RFC 3339, a year in 0-9999, an offset under a day, which may have
+// are checked as AppendTurn checks them, and a time must be one ToJSON
+// writes (RFC 3339, a year in 0-9999, an offset under a day, which may have
 // seconds); boundaries that are out of range (however large), not
-// integers, unsorted or repeated are dropped, and a kept selection whose
-// numbers are out of range or that no longer matches the boundaries is
-// dropped too (the next Compose rebuilds), since both are derived state that
-// can be repaired. Anything else malformed, including boundaries or a
-// selection that are not lists of numbers, is an error wrapping ErrFormat,
-// ErrVersion or ErrTooLarge; FromJSON never panics on its input. Its memory
-// and time grow in proportion to the input's size.
+// integers, unsorted, repeated or between a tool call and its result are
+// dropped, and a kept selection whose numbers are out of range or that no
+// longer matches the boundaries is dropped too (the next Compose rebuilds),
+// since both are derived state that can be repaired. Anything else
+// malformed, including boundaries or a selection that are not lists of
+// numbers, is an error wrapping ErrFormat, ErrVersion or ErrTooLarge;
+// FromJSON never panics on its input. Its memory and time grow in
+// proportion to the input's size.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
 		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
@@ -113,19 +128,29 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	m.turns = make([]turn, 0, len(w.Turns))
 	z := zones{}
 	for i, wt := range w.Turns {
-		if err := checkTurn(wt.Role, wt.Text); err != nil {
+		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time)}
+		if a := wt.Agent; a != nil {
+			t.Tool, t.CallID, t.Source = a.Tool, a.CallID, Source{Name: a.Source, Authenticated: a.Authenticated}
+		}
+		if err := checkTurn(t.Role, t.Text); err != nil {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
 		}
-		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time), Redacted: wt.Redacted}
-		if t.Redacted {
-			t.Text = redactedText
+		if err := checkFields(t); err != nil {
+			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
 		}
-		x := makeTurn(t)
+		if wt.Redacted {
+			t.Text, t.Redacted, t.Source = redactedText, true, Source{}
+		}
+		x, err := m.accept(t)
+		if err != nil {
+			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
+		}
 		m.turns = append(m.turns, x)
 		m.total += x.native
 	}
 	w.Turns = nil // read: let the collector have them while the index is built
-	m.restretch(cleanBounds(w.Bounds, len(m.turns)))
+	bounds := cleanBounds(w.Bounds, len(m.turns))
+	m.restretch(slices.DeleteFunc(bounds, func(b int) bool { return !m.splittable(b) }))
 	s, err := w.Selection.read(len(m.turns))
 	if err != nil {
 		return nil, fmt.Errorf("%w: selection: %w", ErrFormat, err)

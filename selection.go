@@ -818,7 +818,9 @@ func (m *Memory) quote(keys, ends []int, header string) quote {
 // first turn of each stretch it recalled.
 func (m *Memory) reselect(rk *ranking, reserve int) (rebuilt bool, recalled []int) {
 	sel := m.sel
-	if sel == nil || m.opt.Stability < 0 || !m.current(sel) || m.logSize(sel) > m.opt.Budget {
+	// While the newest step is cut to fit, how much each turn keeps
+	// changes as the step grows, so the log is made afresh.
+	if sel == nil || m.opt.Stability < 0 || !m.current(sel) || m.cap.on || m.logSize(sel) > m.opt.Budget {
 		m.rebuild(rk, reserve)
 		return true, nil
 	}
@@ -830,6 +832,11 @@ func (m *Memory) reselect(rk *ranking, reserve int) (rebuilt bool, recalled []in
 	if m.opt.Recall < 0 {
 		m.rebuild(rk, reserve)
 		return true, nil
+	}
+	if n := len(m.turns); m.turns[n-1].waiting > 0 {
+		// A recall goes after the newest turn, where a result may still
+		// have to follow its call: it waits for the next call.
+		return false, nil
 	}
 	keys := m.missing(rk, sel, picked)
 	if len(keys) == 0 {
@@ -960,11 +967,15 @@ func (rk *ranking) freshStrength(picked []int) float64 {
 }
 
 // cut is where a rebuild's native tail starts: the newest turns that fit
-// the budget, at most lastTurns of them, and at least the newest one.
+// the budget, at most lastTurns of them (and back to m.from, for
+// Continue), and at least the newest one. It starts where a stretch may,
+// so no tool result goes out natively without its call: back to the start
+// of the step when that fits, else forward past it; when the newest step
+// alone is over the budget, stepCap has cut its turns to share it.
 func (m *Memory) cut() int {
 	n := len(m.turns)
 	cut, size := n, 0
-	for cut > 0 && n-cut < m.tune.lastTurns {
+	for cut > 0 && (n-cut < m.tune.lastTurns || cut > m.from) {
 		next := size + m.nativeCost(cut-1)
 		if next > m.opt.Budget && cut < n {
 			break
@@ -972,7 +983,66 @@ func (m *Memory) cut() int {
 		cut--
 		size = next
 	}
-	return cut
+	back := cut
+	for ; !m.splittable(back); back-- {
+		size += m.nativeCost(back - 1)
+	}
+	if size <= m.opt.Budget {
+		return back
+	}
+	for cut < n && !m.splittable(cut) {
+		cut++
+	}
+	if cut < n {
+		return cut
+	}
+	return back
+}
+
+// stepCap is how the newest step's turns share the budget when, as native
+// parts, they would overrun it together: each is cut to at most size
+// characters. The zero value cuts nothing.
+type stepCap struct {
+	on         bool
+	from, size int
+}
+
+// capStep sets m.cap for the conversation as it stands: a step's calls and
+// results must go out together, so when the newest step is over the
+// budget, the largest of its turns are cut to the one size at which all of
+// them fit.
+func (m *Memory) capStep() {
+	m.cap = stepCap{}
+	n := len(m.turns)
+	if n == 0 {
+		return
+	}
+	s := n - 1
+	for !m.splittable(s) {
+		s--
+	}
+	total := 0
+	for t := s; t < n; t++ {
+		total += m.nativeCost(t)
+	}
+	if total <= m.opt.Budget {
+		return
+	}
+	costs := make([]int, 0, n-s)
+	for t := s; t < n; t++ {
+		costs = append(costs, m.nativeCost(t))
+	}
+	sort.Ints(costs)
+	room := m.opt.Budget
+	size := 0
+	for i, c := range costs {
+		if share := room / (len(costs) - i); c > share {
+			size = share
+			break
+		}
+		room -= c
+	}
+	m.cap = stepCap{on: true, from: s, size: size}
 }
 
 // capacity is what a rebuild may spend on stretches, given the tail from cut

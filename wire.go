@@ -221,10 +221,11 @@ type turnList []wireTurnIn
 
 // wireTurnIn is a turn as FromJSON reads it.
 type wireTurnIn struct {
-	Role     Role     `json:"role"`
-	Text     string   `json:"text"`
-	Time     wireTime `json:"time"`
-	Redacted bool     `json:"redacted"`
+	Role     Role       `json:"role"`
+	Text     string     `json:"text"`
+	Time     wireTime   `json:"time"`
+	Redacted bool       `json:"redacted"`
+	Agent    *wireAgent `json:"agent"`
 }
 
 // minTurnJSON is the fewest bytes a turn FromJSON accepts can take:

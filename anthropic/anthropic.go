@@ -54,10 +54,33 @@
 // whitespace-only text blocks. When the history starts with the assistant,
 // Opening is sent first as a user message, since Anthropic (and the clouds
 // that serve its models) expect the first message to be the user's. The query
-// is always the last block of the last message, a user message.
+// is always the last block of the last message, a user message; after
+// Memory.Continue there is no query, and the newest turn is last.
+//
+// # Tool calls and results
+//
+// An agent's turns go out in Anthropic's own shape: a byheart.ToolCall part
+// is a tool_use block of the assistant's message (its input the call's
+// arguments, when they are a JSON object, else {"arguments": "<text>"}),
+// and a byheart.ToolResult part a tool_result block of the user message
+// that follows, whose content is byheart's framed text: the result under a
+// head that names its source, marked unverified when it is not
+// authenticated. The API requires every tool_use to be answered by a
+// tool_result at the start of the next user message, and every tool_result
+// to answer a tool_use of the message before. byheart keeps calls and
+// results paired; a call it has no result for (the user spoke before the
+// tool returned) and a result whose call is not in the message before are
+// sent as the text blocks of their parts instead, so a request is never
+// refused for them. A call id the API would refuse (it allows letters,
+// digits, _ and -) or one used twice is replaced by one made from the
+// part's position, for the call and its result alike. A byheart.Note part is
+// a text block of a user message. A request that holds a tool_use or
+// tool_result block must define tools (MessageNewParams.Tools), as an agent
+// does anyway.
 package byheartanthropic
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -71,8 +94,8 @@ import (
 const Opening = "(The conversation so far begins with the assistant.)"
 
 // ErrResult reports a Result that cannot be turned into a request: no final
-// user query, a role other than byheart.User and byheart.Assistant, or a
-// StableUpto outside the parts before the query.
+// user part, a role byheart does not give a message, or a StableUpto outside
+// the parts.
 var ErrResult = errors.New("byheartanthropic: malformed result")
 
 // Option changes how breakpoints are written.
@@ -146,9 +169,9 @@ func Messages(r byheart.Result, opts ...Option) ([]anthropic.MessageParam, error
 			flush()
 			role = p.role
 		}
-		b := anthropic.NewTextBlock(p.text)
+		b := p.block()
 		if marks[i] {
-			b.OfText.CacheControl = cache
+			*b.GetCacheControl() = cache
 		}
 		blocks = append(blocks, b)
 	}
@@ -158,21 +181,54 @@ func Messages(r byheart.Result, opts ...Option) ([]anthropic.MessageParam, error
 
 // part is one Result part in flattened order.
 type part struct {
-	role  byheart.Role
+	role  byheart.Role // the role of the message it goes in: User or Assistant
 	text  string
-	blank bool // left out of the request
+	blank bool         // left out of the request
+	kind  byheart.Role // the role byheart gave it
+	call  byheart.Call
+	id    string // for a call and its result sent as tool blocks, the id they share; else ""
 }
 
-// flatten lists r's parts in order and checks that r ends with a user query
-// and that StableUpto points before it.
+// block is the content block p goes out as.
+func (p *part) block() anthropic.ContentBlockParamUnion {
+	switch {
+	case p.id != "" && p.kind == byheart.ToolCall:
+		return anthropic.NewToolUseBlock(p.id, input(p.call.Arguments), p.call.Name)
+	case p.id != "":
+		return anthropic.NewToolResultBlock(p.id, p.text, false)
+	}
+	return anthropic.NewTextBlock(p.text)
+}
+
+// input is a call's arguments as a tool_use input, which must be an object.
+func input(args string) any {
+	var obj map[string]json.RawMessage
+	switch {
+	case strings.TrimSpace(args) == "":
+		return map[string]any{}
+	case json.Unmarshal([]byte(args), &obj) == nil && obj != nil:
+		return json.RawMessage(args)
+	}
+	return map[string]string{"arguments": args}
+}
+
+// flatten lists r's parts in order, each in the role of the message it goes
+// in, pairs calls with results, and checks that r ends with a user part and
+// that StableUpto points at a part.
 func flatten(r byheart.Result) ([]part, error) {
 	var parts []part
 	for i, m := range r.Messages {
-		if m.Role != byheart.User && m.Role != byheart.Assistant {
+		role, ok := map[byheart.Role]byheart.Role{byheart.User: byheart.User, byheart.Assistant: byheart.Assistant,
+			byheart.ToolCall: byheart.Assistant, byheart.ToolResult: byheart.User, byheart.Note: byheart.User}[m.Role]
+		if !ok {
 			return nil, fmt.Errorf("%w: message %d has role %q", ErrResult, i, m.Role)
 		}
 		for _, p := range m.Parts {
-			parts = append(parts, part{role: m.Role, text: p.Text, blank: strings.TrimSpace(p.Text) == ""})
+			var call byheart.Call
+			if p.Call != nil {
+				call = *p.Call
+			}
+			parts = append(parts, part{role: role, text: p.Text, blank: strings.TrimSpace(p.Text) == "", kind: m.Role, call: call})
 		}
 	}
 	if len(parts) == 0 {
@@ -180,12 +236,39 @@ func flatten(r byheart.Result) ([]part, error) {
 	}
 	query := parts[len(parts)-1]
 	if query.role != byheart.User || query.blank {
-		return nil, fmt.Errorf("%w: the last part must be a non-blank user query", ErrResult)
+		return nil, fmt.Errorf("%w: the last part must be a non-blank user part", ErrResult)
 	}
-	if r.StableUpto < -1 || r.StableUpto >= len(parts)-1 {
-		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts before the query", ErrResult, r.StableUpto, len(parts)-1)
+	if r.StableUpto < -1 || r.StableUpto >= len(parts) {
+		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts", ErrResult, r.StableUpto, len(parts))
 	}
+	pair(parts, r.Pairs())
 	return parts, nil
+}
+
+// pair gives each call and result that byheart pairs (see
+// byheart.Result.Pairs) the id their tool blocks share. Every other call
+// and result stays a text block.
+func pair(parts []part, partner []int) {
+	used := map[string]bool{}
+	for c, r := range partner {
+		if r > c {
+			parts[c].id = toolID(parts[c].call.ID, c, used)
+			parts[r].id = parts[c].id
+		}
+	}
+}
+
+// toolID is id if the API takes it and it is not used yet, else one made
+// from the call's position.
+func toolID(id string, at int, used map[string]bool) string {
+	ok := id != "" && !used[id] && strings.IndexFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}) < 0
+	if !ok {
+		id = fmt.Sprintf("byheart_call_%d", at)
+	}
+	used[id] = true
+	return id
 }
 
 // firstRole is the role of the first part that is sent.

@@ -12,11 +12,13 @@
 //	go run ./eval -budget 10000 -only recall,replay -json
 //	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
 //	go run ./eval -only multilingual -share 0.2    # languages beside their English twins
+//	go run ./eval -only attacks                    # poisoned tool text, and benign tool use
 //
-// The sections are recall, temporal, replay, external, speed and
-// multilingual; eval/README.md says what each measures. The multilingual
-// section reads its own set (testdata/multilingual.json, or -multilingual
-// FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
+// The sections are recall, temporal, replay, policies, external, speed,
+// multilingual and attacks; eval/README.md says what each measures. The
+// multilingual section reads its own set (testdata/multilingual.json, or
+// -multilingual FILE), and the attacks section its own suite
+// (testdata/attacks.json, or -attacks FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
 // JSON object with -json; progress goes to stderr. The pictures are SVG plots
 // of recall by budget, the cost of each call along a conversation, its
 // running total, and recall against cost.
@@ -45,7 +47,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "policies", "external", "speed", "multilingual"}
+var sectionNames = []string{"recall", "temporal", "replay", "policies", "external", "speed", "multilingual", "attacks"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -66,6 +68,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	svg := fs.String("svg", "", "write the pictures as SVG files into this folder (default: "+plotsPath+" for the synthetic data, none for -locomo; -svg= for none)")
 	multilingual := fs.String("multilingual", "", "the multilingual set (default: "+multilingualPath+")")
 	share := fs.Float64("share", defaultShare, "multilingual section: the budget as a share of each conversation's length")
+	attacks := fs.String("attacks", "", "the attack suite (default: "+attacksPath+")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -111,6 +114,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		if res.Multilingual, err = measureMultilingual(*multilingual, *share, prog); err != nil {
 			return fmt.Errorf("multilingual: %w", err)
+		}
+	}
+	if sections["attacks"] {
+		if *attacks == "" {
+			if *attacks, err = findAttacks(); err != nil {
+				return err
+			}
+		}
+		if res.Attacks, err = measureAttacks(*attacks, ds, *budget, prog); err != nil {
+			return fmt.Errorf("attacks: %w", err)
 		}
 	}
 	if res.Speed != nil {
@@ -183,6 +196,8 @@ type results struct {
 	Speed    *speedResult    `json:"speed,omitempty"`
 	// Multilingual measures retrieval in other languages on its own set.
 	Multilingual *multilingualResult `json:"multilingual,omitempty"`
+	// Attacks runs the attack suite, and benign tool use on the data.
+	Attacks *attackResult `json:"attacks,omitempty"`
 	// Claims sets the reference's published numbers beside this run's.
 	Claims []claim `json:"reference_claims,omitempty"`
 }

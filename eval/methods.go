@@ -79,16 +79,22 @@ func (b *byheartMemory) compose(query string) (call, error) {
 	if r.ExternalErr != nil {
 		b.externalErrs++
 	}
+	c := resultCall(r)
+	if len(c.parts) == 0 {
+		return call{}, fmt.Errorf("compose %q: the result has no parts, not even the query", query)
+	}
+	return c, nil
+}
+
+// resultCall flattens a byheart composition.
+func resultCall(r byheart.Result) call {
 	c := call{breakpoint: r.StableUpto, reselected: r.Reselected}
 	for _, m := range r.Messages {
 		for _, p := range m.Parts {
 			c.parts = append(c.parts, part{m.Role, p.Text})
 		}
 	}
-	if len(c.parts) == 0 {
-		return call{}, fmt.Errorf("compose %q: the result has no parts, not even the query", query)
-	}
-	return c, nil
+	return c
 }
 
 // history keeps the turns a baseline has seen, raw: a baseline is what a user

@@ -93,9 +93,9 @@ func TestContents(t *testing.T) {
 
 func TestContentsRejectsMalformedResults(t *testing.T) {
 	for name, r := range map[string]byheart.Result{
-		"an empty result":             {StableUpto: -1},
-		"a result ending with the AI": parts(-1, "u:hi", "a:hello"),
-		"a StableUpto on the query":   parts(1, "u:hi", "u:query"),
+		"an empty result":                 {StableUpto: -1},
+		"a result ending with the AI":     parts(-1, "u:hi", "a:hello"),
+		"a StableUpto past the last part": parts(2, "u:hi", "u:query"),
 		"an unknown role": {StableUpto: -1, Messages: []byheart.Message{
 			{Role: "system", Parts: []byheart.Part{{Text: "x"}}}, {Role: byheart.User, Parts: []byheart.Part{{Text: "q"}}}}},
 	} {

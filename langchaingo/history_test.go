@@ -37,6 +37,19 @@ func TestChatMessages(t *testing.T) {
 				llms.AIChatMessage{Content: "tail answer"}, llms.HumanChatMessage{Content: "[outside material]"},
 			},
 		},
+		{
+			name: "a tool call is the assistant's; a tool result and a note are human messages, in byheart's frame",
+			in: []byheart.Message{
+				user("look it up"), message(byheart.ToolCall, []string{"[called search] {}"}),
+				message(byheart.ToolResult, []string{"«byheart tool result» of search: found"}),
+				message(byheart.Note, []string{"«byheart note» from upload: a file"}), user("query"),
+			},
+			want: []llms.ChatMessage{
+				llms.HumanChatMessage{Content: "look it up"}, llms.AIChatMessage{Content: "[called search] {}"},
+				llms.HumanChatMessage{Content: "«byheart tool result» of search: found"},
+				llms.HumanChatMessage{Content: "«byheart note» from upload: a file"},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

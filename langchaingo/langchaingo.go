@@ -211,12 +211,14 @@ func (m *Memory) Compose(ctx context.Context, query string) (byheart.Result, err
 }
 
 // chatMessages turns every part of res but the final query into a chat
-// message of its role, in order.
+// message of its role, in order: the assistant's words and tool calls are AI
+// messages, everything else (tool results and notes among it, framed by
+// byheart) human messages.
 func chatMessages(res byheart.Result) []llms.ChatMessage {
 	var out []llms.ChatMessage
 	for _, msg := range res.Messages {
 		for _, p := range msg.Parts {
-			if msg.Role == byheart.Assistant {
+			if msg.Role == byheart.Assistant || msg.Role == byheart.ToolCall {
 				out = append(out, llms.AIChatMessage{Content: p.Text})
 			} else {
 				out = append(out, llms.HumanChatMessage{Content: p.Text})

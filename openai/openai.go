@@ -44,6 +44,24 @@
 //
 // Do not combine byheart with previous_response_id or a stored
 // conversation: byheart composes the whole context itself.
+//
+// # Tool calls and results
+//
+// An agent's turns go out in OpenAI's own shape. In Chat Completions, the
+// byheart.ToolCall parts of an assistant's reply become one assistant
+// message with their tool_calls, after the reply's text, and each
+// byheart.ToolResult part a tool message answering its call, whose content
+// is byheart's framed text: the result under a head that names its source,
+// marked unverified when it is not authenticated. In the Responses API they
+// are function_call and function_call_output items. Both APIs require every
+// call to be answered, and a tool message to answer a call of the assistant
+// message before it; byheart keeps calls and results paired, and a call it
+// has no result for (the user spoke before the tool returned), or a result
+// whose call is not in the reply before it, is sent as the text message of
+// its part instead. An empty call id, or one used twice, is replaced by one
+// made from the part's position, for the call and its result alike. A
+// byheart.Note part is a user message. After Memory.Continue there is no
+// query: the newest turn is last.
 package byheartopenai
 
 import (
@@ -55,9 +73,9 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 )
 
-// ErrResult reports a Result that cannot be turned into a request: no final
-// user query, a role other than byheart.User and byheart.Assistant, or a
-// StableUpto outside the parts before the query.
+// ErrResult reports a Result that cannot be turned into a request: one that
+// ends with the assistant, a role byheart does not give a message, or a
+// StableUpto outside the parts.
 var ErrResult = errors.New("byheartopenai: malformed result")
 
 // Option changes how messages are written.
@@ -113,29 +131,68 @@ func System(text string, opts ...Option) openai.ChatCompletionMessageParamUnion 
 }
 
 // Messages converts r into chat completion messages, one per part, in order,
-// the query last. It returns ErrResult (wrapped) when r is not a well-formed
-// composition.
+// the query last, except that the tool calls of one reply share a message
+// (see the package documentation). It returns ErrResult (wrapped) when r is
+// not a well-formed composition.
 func Messages(r byheart.Result, opts ...Option) ([]openai.ChatCompletionMessageParamUnion, error) {
-	parts, marks, err := plan(r, opts, false)
+	parts, marks, err := plan(r, opts, chatMarkable)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]openai.ChatCompletionMessageParamUnion, len(parts))
+	var out []openai.ChatCompletionMessageParamUnion
+	emit(parts, func(i int) {
+		out = append(out, chatMessage(parts[i], marks != nil, marks != nil && marks[i]))
+	}, func(calls []int) {
+		msg := openai.ChatCompletionAssistantMessageParam{}
+		for _, c := range calls {
+			msg.ToolCalls = append(msg.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{ID: parts[c].id,
+					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: parts[c].call.Name, Arguments: parts[c].call.Arguments}},
+			})
+		}
+		out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &msg})
+	})
+	return out, nil
+}
+
+// chatMessage is part p as a chat message: its text as a one-element array
+// of content parts when asArray, a breakpoint on it when mark.
+func chatMessage(p part, asArray, mark bool) openai.ChatCompletionMessageParamUnion {
+	text := chatText(p.text, mark)
+	switch {
+	case p.id != "" && !asArray:
+		return openai.ToolMessage(p.text, p.id)
+	case p.id != "":
+		return openai.ToolMessage([]openai.ChatCompletionContentPartTextParam{text}, p.id)
+	case !asArray && p.role == byheart.Assistant:
+		return openai.AssistantMessage(p.text)
+	case !asArray:
+		return openai.UserMessage(p.text)
+	case p.role == byheart.Assistant:
+		return openai.AssistantMessage([]openai.ChatCompletionAssistantMessageParamContentArrayOfContentPartUnion{{OfText: &text}})
+	}
+	return openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{{OfText: &text}})
+}
+
+// emit walks the parts in the order they are sent: the paired calls of a
+// reply go out together, through calls, after its other parts and before
+// the results that answer them; every other part through one.
+func emit(parts []part, one func(i int), calls func(idx []int)) {
+	var held []int
 	for i, p := range parts {
 		switch {
-		case marks == nil && p.role == byheart.Assistant:
-			out[i] = openai.AssistantMessage(p.text)
-		case marks == nil:
-			out[i] = openai.UserMessage(p.text)
-		case p.role == byheart.Assistant:
-			text := chatText(p.text, marks[i])
-			out[i] = openai.AssistantMessage([]openai.ChatCompletionAssistantMessageParamContentArrayOfContentPartUnion{{OfText: &text}})
-		default:
-			text := chatText(p.text, marks[i])
-			out[i] = openai.UserMessage([]openai.ChatCompletionContentPartUnionParam{{OfText: &text}})
+		case p.id != "" && p.kind == byheart.ToolCall:
+			held = append(held, i)
+			continue
+		case len(held) > 0 && p.role != byheart.Assistant:
+			calls(held)
+			held = nil
 		}
+		one(i)
 	}
-	return out, nil
+	if len(held) > 0 {
+		calls(held)
+	}
 }
 
 func chatText(text string, mark bool) openai.ChatCompletionContentPartTextParam {
@@ -156,26 +213,36 @@ func InputSystem(text string, opts ...Option) responses.ResponseInputItemUnionPa
 	return responses.ResponseInputItemParamOfMessage(inputText(text, true), responses.EasyInputMessageRoleSystem)
 }
 
-// Input converts r into Responses API input items, one message per part, in
-// order, the query last, for ResponseNewParams.Input
+// Input converts r into Responses API input items, one per part, in order,
+// the query last, except that the function calls of one reply follow its
+// other parts (see the package documentation), for ResponseNewParams.Input
 // (responses.ResponseNewParamsInputUnion{OfInputItemList: items}). It returns
 // ErrResult (wrapped) when r is not a well-formed composition.
 func Input(r byheart.Result, opts ...Option) (responses.ResponseInputParam, error) {
-	parts, marks, err := plan(r, opts, true)
+	parts, marks, err := plan(r, opts, inputMarkable)
 	if err != nil {
 		return nil, err
 	}
-	out := make(responses.ResponseInputParam, len(parts))
-	for i, p := range parts {
+	var out responses.ResponseInputParam
+	emit(parts, func(i int) {
+		p := parts[i]
 		switch {
+		case p.id != "":
+			item := responses.ResponseInputItemParamOfFunctionCallOutput(p.text)
+			item.OfFunctionCallOutput.CallID = openai.String(p.id)
+			out = append(out, item)
 		case p.role == byheart.Assistant:
-			out[i] = responses.ResponseInputItemParamOfMessage(p.text, responses.EasyInputMessageRoleAssistant)
+			out = append(out, responses.ResponseInputItemParamOfMessage(p.text, responses.EasyInputMessageRoleAssistant))
 		case marks == nil:
-			out[i] = responses.ResponseInputItemParamOfMessage(p.text, responses.EasyInputMessageRoleUser)
+			out = append(out, responses.ResponseInputItemParamOfMessage(p.text, responses.EasyInputMessageRoleUser))
 		default:
-			out[i] = responses.ResponseInputItemParamOfMessage(inputText(p.text, marks[i]), responses.EasyInputMessageRoleUser)
+			out = append(out, responses.ResponseInputItemParamOfMessage(inputText(p.text, marks[i]), responses.EasyInputMessageRoleUser))
 		}
-	}
+	}, func(calls []int) {
+		for _, c := range calls {
+			out = append(out, responses.ResponseInputItemParamOfFunctionCall(parts[c].call.Arguments, parts[c].id, parts[c].call.Name))
+		}
+	})
 	return out, nil
 }
 
@@ -188,49 +255,94 @@ func inputText(text string, mark bool) responses.ResponseInputMessageContentList
 }
 
 // plan flattens r and, with WithBreakpoints, reports which parts carry a
-// breakpoint; marks is nil without it.
-func plan(r byheart.Result, opts []Option, userOnly bool) (parts []part, marks []bool, err error) {
+// breakpoint; marks is nil without it. markable says which parts can carry
+// one.
+func plan(r byheart.Result, opts []Option, markable func(part) bool) (parts []part, marks []bool, err error) {
 	if parts, err = flatten(r); err != nil {
 		return nil, nil, err
 	}
 	if newConfig(opts).breakpoints {
-		marks = breakpoints(parts, r.StableUpto, userOnly)
+		marks = breakpoints(parts, r.StableUpto, markable)
 	}
 	return parts, marks, nil
 }
 
+// chatMarkable: in Chat Completions any text part takes a breakpoint, a
+// tool message's included; a tool call has none.
+func chatMarkable(p part) bool { return p.id == "" || p.kind != byheart.ToolCall }
+
+// inputMarkable: in the Responses API only user messages take one.
+func inputMarkable(p part) bool { return p.role == byheart.User && p.id == "" }
+
 // part is one Result part in flattened order.
 type part struct {
-	role byheart.Role
+	role byheart.Role // User or Assistant: who the part speaks for
 	text string
+	kind byheart.Role // the role byheart gave it
+	call byheart.Call
+	id   string // for a call and its result sent as such, the id they share; else ""
 }
 
-// flatten lists r's parts in order and checks that r ends with a user query
-// and that StableUpto points before it.
+// roles maps the roles byheart gives messages to whom they speak for.
+var roles = map[byheart.Role]byheart.Role{byheart.User: byheart.User, byheart.Assistant: byheart.Assistant,
+	byheart.ToolCall: byheart.Assistant, byheart.ToolResult: byheart.User, byheart.Note: byheart.User}
+
+// flatten lists r's parts in order, pairs calls with results, and checks
+// that r does not end with the assistant and that StableUpto points at a
+// part.
 func flatten(r byheart.Result) ([]part, error) {
 	var parts []part
 	for i, m := range r.Messages {
-		if m.Role != byheart.User && m.Role != byheart.Assistant {
+		role, ok := roles[m.Role]
+		if !ok {
 			return nil, fmt.Errorf("%w: message %d has role %q", ErrResult, i, m.Role)
 		}
 		for _, p := range m.Parts {
-			parts = append(parts, part{m.Role, p.Text})
+			var call byheart.Call
+			if p.Call != nil {
+				call = *p.Call
+			}
+			parts = append(parts, part{role: role, text: p.Text, kind: m.Role, call: call})
 		}
 	}
 	if len(parts) == 0 || parts[len(parts)-1].role != byheart.User {
-		return nil, fmt.Errorf("%w: the last part must be the user's query", ErrResult)
+		return nil, fmt.Errorf("%w: the last part must be the user's query or a turn that is not the assistant's", ErrResult)
 	}
-	if r.StableUpto < -1 || r.StableUpto >= len(parts)-1 {
-		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts before the query", ErrResult, r.StableUpto, len(parts)-1)
+	if r.StableUpto < -1 || r.StableUpto >= len(parts) {
+		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts", ErrResult, r.StableUpto, len(parts))
 	}
+	pair(parts, r.Pairs())
 	return parts, nil
+}
+
+// pair gives each call and result that byheart pairs (see
+// byheart.Result.Pairs) the id they share. Every other call and result goes
+// out as text.
+func pair(parts []part, partner []int) {
+	used := map[string]bool{}
+	for c, r := range partner {
+		if r > c {
+			parts[c].id = callID(parts[c].call.ID, c, used)
+			parts[r].id = parts[c].id
+		}
+	}
+}
+
+// callID is id unless it is empty or used already, else one made from the
+// call's position.
+func callID(id string, at int, used map[string]bool) string {
+	if id == "" || used[id] {
+		id = fmt.Sprintf("byheart_call_%d", at)
+	}
+	used[id] = true
+	return id
 }
 
 // breakpoints reports which parts carry an explicit breakpoint: the end of
 // the log (the part at stable, or the last assistant part after it) and the
-// part at stable. With userOnly, a breakpoint due on an assistant part goes
-// on the last user part before it instead.
-func breakpoints(parts []part, stable int, userOnly bool) []bool {
+// part at stable. A breakpoint due on a part that cannot carry one goes on
+// the last part before it that can.
+func breakpoints(parts []part, stable int, markable func(part) bool) []bool {
 	marks := make([]bool, len(parts))
 	if stable < 0 {
 		return marks
@@ -243,7 +355,7 @@ func breakpoints(parts []part, stable int, userOnly bool) []bool {
 		}
 	}
 	for _, i := range []int{stable, end} {
-		for userOnly && i >= 0 && parts[i].role != byheart.User {
+		for i >= 0 && !markable(parts[i]) {
 			i--
 		}
 		if i >= 0 {

@@ -224,7 +224,7 @@ func TestMessagesRejectsMalformedResults(t *testing.T) {
 		{"an empty result", byheart.Result{StableUpto: -1}},
 		{"a result that ends with the assistant", result(-1, u("hi"), a("hello"))},
 		{"an unknown role", byheart.Result{StableUpto: -1, Messages: []byheart.Message{{Role: "system", Parts: []byheart.Part{{Text: "x"}}}, {Role: byheart.User, Parts: []byheart.Part{{Text: "q"}}}}}},
-		{"a StableUpto on the query", result(2, u("hi"), a("hello"), u("query"))},
+		{"a StableUpto past the last part", result(3, u("hi"), a("hello"), u("query"))},
 		{"a StableUpto below -1", result(-2, u("hi"), a("hello"), u("query"))},
 	}
 	for _, tt := range tests {

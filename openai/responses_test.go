@@ -95,7 +95,7 @@ func TestInput(t *testing.T) {
 }
 
 func TestInputRejectsMalformedResults(t *testing.T) {
-	_, err := byheartopenai.Input(result(2, u("hi"), a("hello"), u("query")))
+	_, err := byheartopenai.Input(result(3, u("hi"), a("hello"), u("query")))
 	assert.ErrorIs(t, err, byheartopenai.ErrResult)
 	_, err = byheartopenai.Input(byheart.Result{StableUpto: -1})
 	assert.ErrorIs(t, err, byheartopenai.ErrResult)
