@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -416,5 +417,45 @@ func BenchmarkHeapPerTurn(b *testing.B) {
 		b.ReportMetric(heap/n, "heap-B/turn")
 		b.ReportMetric(float64(text)/n, "text-B/turn")
 		b.ReportMetric(heap/float64(text), "heap/text")
+	}
+}
+
+// BenchmarkComposeLongInputs composes on a 3,000-turn memory with a query,
+// or an outside item, of n distinct words, to show the work growing in
+// proportion to n (ns/word stays flat) rather than with its square. The
+// query's words are all the conversation's (a pasted list of ids it holds);
+// the item's are new to it.
+func BenchmarkComposeLongInputs(b *testing.B) {
+	words := func(prefix string, n int) string {
+		s := make([]string, n)
+		for i := range s {
+			s[i] = fmt.Sprintf("%s%x", prefix, i*2654435761%(1<<32))
+		}
+		return strings.Join(s, " ")
+	}
+	turns := append(chat(2, 3000), Turn{Role: User, Text: words("x", 32000)})
+	for _, n := range []int{8000, 32000} {
+		for _, kind := range []string{"query", "item"} {
+			b.Run(fmt.Sprintf("%s/words=%d", kind, n), func(b *testing.B) {
+				opts := Options{Budget: 5000}
+				query := words("x", n)
+				if kind == "item" {
+					query = "what about the weather?"
+					item := []Item{{Text: words("y", n), Source: "paste"}}
+					opts.External = ExternalFunc(func(context.Context, string) ([]Item, error) { return item, nil })
+				}
+				m := New(opts)
+				fillTurns(m, turns)
+				ctx := context.Background()
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					if _, err := m.Compose(ctx, query); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/word")
+			})
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package byheart
 
 import (
+	"cmp"
 	"hash/maphash"
 	"math"
 	mbits "math/bits"
@@ -29,7 +30,7 @@ type posting struct {
 // slot is one distinct closed-stretch text in the index.
 type slot struct {
 	key    docKey
-	length int32   // terms in the text
+	length int     // terms in the text
 	refs   int32   // stretches with this exact text; 0 means the slot is free
 	users  []int32 // those stretches, by position
 }
@@ -55,8 +56,8 @@ type index struct {
 	live   int   // slots in use
 	length int64 // terms across live slots
 
-	open    map[uint32]int32 // the open stretch's term frequencies
-	openLen int32
+	open    map[uint32]int // the open stretch's term frequencies
+	openLen int
 
 	// Per term, what bounds its score in any closed text: the largest term
 	// frequency in its postings and the shortest text holding it. Removal
@@ -95,17 +96,31 @@ type indexScratch struct {
 
 	q query // the query being ranked
 
-	tk      tokenizer
-	scratch []uint32
+	tk       tokenizer
+	scratch  []uint32
+	keying   keying
+	keyPiece func(string) // keying.piece
+
+	// seen marks, by term id, the terms of the query being prepared: those
+	// whose mark is seenEpoch.
+	seen      []uint32
+	seenEpoch uint32
+
+	// stop is the caller's ctx.Done() while a composition ranks; stopped
+	// is set once it was found closed (see halted).
+	stop    <-chan struct{}
+	stopped bool
 }
 
 func newIndex() *index {
-	return &index{
+	ix := &index{
 		seed:  maphash.MakeSeed(),
 		vocab: make(map[string]uint32),
 		byKey: make(map[docKey]int32),
-		open:  make(map[uint32]int32),
+		open:  make(map[uint32]int),
 	}
+	ix.keyPiece = ix.keying.piece
+	return ix
 }
 
 // intern returns the term's id, adding it to the vocabulary if new.
@@ -116,13 +131,30 @@ func (ix *index) intern(term []byte) uint32 {
 	id := uint32(len(ix.terms))
 	s := string(term)
 	ix.vocab[s] = id
-	ix.terms = append(ix.terms, s)
-	ix.post = append(ix.post, nil)
-	ix.df = append(ix.df, 0)
-	ix.maxTF = append(ix.maxTF, 0)
-	ix.minDL = append(ix.minDL, 0)
+	ix.terms = append(doubled(ix.terms), s)
+	ix.post = append(doubled(ix.post), nil)
+	ix.df = append(doubled(ix.df), 0)
+	ix.maxTF = append(doubled(ix.maxTF), 0)
+	ix.minDL = append(doubled(ix.minDL), 0)
 	return id
 }
+
+// doubled returns s with room for one more, doubling its capacity when it is
+// full: append grows a large slice by a quarter, which over the life of a
+// vocabulary allocates five times its final size, where doubling allocates
+// twice.
+func doubled[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), 16))
+}
+
+// sat32 is n as the index's compact per-posting and per-text counts keep
+// it, held at the largest int32 rather than wrapping: a term said more than
+// two billion times, or a text of more terms, scores as if it had just that
+// many, which BM25's saturation makes no difference to in practice.
+func sat32(n int) int32 { return int32(min(n, math.MaxInt32)) }
 
 // addPosting records that closed slot s holds term id tf times, keeping the
 // list sorted by slot and the term's bounds up to date. A new slot is the
@@ -207,7 +239,7 @@ func (ix *index) addOpen(text string) {
 	for _, id := range ix.scratch {
 		ix.open[id]++
 	}
-	ix.openLen += int32(len(ix.scratch))
+	ix.openLen += len(ix.scratch)
 }
 
 // resetOpen empties the open stretch, forgetting vocabulary only it held.
@@ -222,19 +254,30 @@ func (ix *index) resetOpen() {
 // key returns the content key of a text given as consecutive pieces joined by
 // newlines, without building the joined string.
 func (ix *index) key(pieces func(yield func(string))) docKey {
-	var h maphash.Hash
-	h.SetSeed(ix.seed)
-	n, first := 0, true
-	pieces(func(s string) {
-		if !first {
-			h.WriteByte('\n')
-			n++
-		}
-		first = false
-		h.WriteString(s)
-		n += len(s)
-	})
-	return docKey{h.Sum64(), n}
+	k := &ix.keying
+	k.h.SetSeed(ix.seed)
+	k.n, k.first = 0, true
+	pieces(ix.keyPiece)
+	return docKey{k.h.Sum64(), k.n}
+}
+
+// keying is the state of one key computation. It lives in the index, and
+// its piece method is bound once, because a closure over a Hash passed to
+// an arbitrary iterator escapes to the heap on every call.
+type keying struct {
+	h     maphash.Hash
+	n     int
+	first bool
+}
+
+func (k *keying) piece(s string) {
+	if !k.first {
+		k.h.WriteByte('\n')
+		k.n++
+	}
+	k.first = false
+	k.h.WriteString(s)
+	k.n += len(s)
 }
 
 // acquire returns the slot for a closed text, encoding it only when no
@@ -245,13 +288,17 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 	}
 	ix.scratch = ix.scratch[:0]
 	text(func(p string) { ix.scratch = ix.encode(ix.scratch, p) })
-	s := ix.newSlot(k, int32(len(ix.scratch)), user)
-	tf := make(map[uint32]int32, len(ix.scratch))
-	for _, id := range ix.scratch {
-		tf[id]++
-	}
-	for id, n := range tf {
-		ix.addPosting(id, s, n)
+	s := ix.newSlot(k, len(ix.scratch), user)
+	// Sorting the term ids counts each term's frequency as a run, without
+	// a map per text.
+	slices.Sort(ix.scratch)
+	for i := 0; i < len(ix.scratch); {
+		j := i + 1
+		for j < len(ix.scratch) && ix.scratch[j] == ix.scratch[i] {
+			j++
+		}
+		ix.addPosting(ix.scratch[i], s, sat32(j-i))
+		i = j
 	}
 	return s
 }
@@ -314,8 +361,13 @@ func (ix *index) forgetIfUnused(id uint32) {
 type corpus struct {
 	n     float64
 	avgdl float64
-	extra map[string]int32
+	extra map[string]extraDF
 }
+
+// extraDF is a term's document frequency among the extra documents, and
+// the last of them (counted from 1) that counted it, so a document counts
+// once however often it says the term.
+type extraDF struct{ df, last int32 }
 
 // qterm is a distinct query term; id is noTerm when the conversation never
 // used it, so only extra documents can match it.
@@ -335,13 +387,13 @@ func (ix *index) corpus(extra [][]string) corpus {
 	}
 	c := corpus{n: n}
 	if len(extra) > 0 {
-		c.extra = make(map[string]int32)
-		for _, d := range extra {
+		c.extra = make(map[string]extraDF)
+		for i, d := range extra {
 			c.n++
 			length += float64(len(d))
-			for i, t := range d {
-				if !contains(d[:i], t) {
-					c.extra[t]++
+			for _, t := range d {
+				if e := c.extra[t]; e.last != int32(i+1) {
+					c.extra[t] = extraDF{df: e.df + 1, last: int32(i + 1)}
 				}
 			}
 		}
@@ -355,17 +407,8 @@ func (ix *index) corpus(extra [][]string) corpus {
 	return c
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func (ix *index) idf(c corpus, q qterm) float64 {
-	df := float64(c.extra[q.text])
+	df := float64(c.extra[q.text].df)
 	if q.id != noTerm {
 		df += float64(ix.df[q.id])
 		if ix.open[q.id] > 0 {
@@ -383,7 +426,11 @@ func termScore(idf, tf, dl, avgdl float64) float64 {
 // the conversation never used are left out: they cannot score.
 func (ix *index) queryTerms(query string, all bool) []qterm {
 	var qs []qterm
+	seen := make(map[string]bool)
 	ix.tk.each(query, func(term []byte) {
+		if seen[string(term)] || ix.halted(len(qs)) {
+			return
+		}
 		id, ok := ix.vocab[string(term)]
 		if !ok {
 			if !all {
@@ -391,12 +438,9 @@ func (ix *index) queryTerms(query string, all bool) []qterm {
 			}
 			id = noTerm
 		}
-		for _, x := range qs {
-			if x.text == string(term) {
-				return
-			}
-		}
-		qs = append(qs, qterm{id, string(term)})
+		s := string(term)
+		seen[s] = true
+		qs = append(qs, qterm{id, s})
 	})
 	return qs
 }
@@ -424,28 +468,10 @@ func (ix *index) score(c corpus, q []qterm, scores []float64, touched []int32) (
 	return open, touched
 }
 
-// scoreDoc scores a document that is not in the index (outside material,
-// given as its terms) under the given corpus statistics.
-func (ix *index) scoreDoc(c corpus, q []qterm, doc []string) float64 {
-	s := 0.0
-	for _, t := range q {
-		tf := 0
-		for _, x := range doc {
-			if x == t.text {
-				tf++
-			}
-		}
-		if tf > 0 {
-			s += termScore(ix.idf(c, t), float64(tf), float64(len(doc)), c.avgdl)
-		}
-	}
-	return s
-}
-
 // weigh scores extra documents (outside material, given as their terms)
 // for the query under one corpus table that counts them among the
 // stretches, and returns their scores with the best stretch's, the open
-// one's included when it has turns.
+// one's included when it has turns. A document it had no time for scores 0.
 func (ix *index) weigh(query string, extra [][]string, withOpen bool) ([]float64, float64) {
 	c := ix.corpus(extra)
 	q := ix.queryTerms(query, true)
@@ -459,10 +485,49 @@ func (ix *index) weigh(query string, extra [][]string, withOpen bool) ([]float64
 		best = max(best, scores[s])
 	}
 	out := make([]float64, len(extra))
+	at := make(map[string]int, len(q)) // each query term's position
+	for j, t := range q {
+		at[t.text] = j
+	}
+	tf := make([]int, len(q))
+	var hit []int // positions of the query terms the document holds
 	for i, doc := range extra {
-		out[i] = ix.scoreDoc(c, q, doc)
+		if ix.halted(0) {
+			break
+		}
+		for _, x := range doc {
+			if j, ok := at[x]; ok {
+				if tf[j] == 0 {
+					hit = append(hit, j)
+				}
+				tf[j]++
+			}
+		}
+		// Summed in query order, as scoring term by term would.
+		slices.Sort(hit)
+		for _, j := range hit {
+			out[i] += termScore(ix.idf(c, q[j]), float64(tf[j]), float64(len(doc)), c.avgdl)
+			tf[j] = 0
+		}
+		hit = hit[:0]
 	}
 	return out, best
+}
+
+// halted reports whether the caller's context has ended, checking it only
+// every 1024 terms read (n counts them; 0 checks now). Once it has, the
+// index reads no more of a long query or outside material and ranks with
+// what it has read.
+func (ix *index) halted(n int) bool {
+	if ix.stopped || n%1024 != 0 {
+		return ix.stopped
+	}
+	select {
+	case <-ix.stop:
+		ix.stopped = true
+	default:
+	}
+	return ix.stopped
 }
 
 // closeOpen moves the open stretch into the postings as a closed text with
@@ -474,7 +539,7 @@ func (ix *index) closeOpen(k docKey, user int32) int32 {
 	}
 	s := ix.newSlot(k, ix.openLen, user)
 	for id, n := range ix.open {
-		ix.addPosting(id, s, n)
+		ix.addPosting(id, s, sat32(n))
 	}
 	clear(ix.open)
 	ix.openLen = 0
@@ -509,19 +574,19 @@ func (ix *index) clearUsers(s int32) {
 }
 
 // newSlot takes a free slot for a new text of the given length in terms.
-func (ix *index) newSlot(k docKey, length int32, user int32) int32 {
+func (ix *index) newSlot(k docKey, length int, user int32) int32 {
 	var s int32
 	if n := len(ix.free); n > 0 {
 		s = ix.free[n-1]
 		ix.free = ix.free[:n-1]
 	} else {
 		s = int32(len(ix.slots))
-		ix.slots = append(ix.slots, slot{})
-		ix.lens = append(ix.lens, 0)
-		ix.owner = append(ix.owner, -1)
+		ix.slots = append(doubled(ix.slots), slot{})
+		ix.lens = append(doubled(ix.lens), 0)
+		ix.owner = append(doubled(ix.owner), -1)
 	}
 	ix.slots[s] = slot{key: k, length: length, refs: 1, users: []int32{user}}
-	ix.lens[s] = length
+	ix.lens[s] = sat32(length)
 	ix.owner[s] = user
 	ix.byKey[k] = s
 	ix.live++
@@ -554,16 +619,22 @@ func (ix *index) prepare(text string) *query {
 	q := &ix.q
 	q.ix, q.c, q.open = ix, ix.corpus(nil), 0
 	q.terms = q.terms[:0]
+	if len(ix.seen) < len(ix.terms) {
+		ix.seen = append(ix.seen, make([]uint32, max(len(ix.terms), 2*len(ix.seen))-len(ix.seen))...)
+	}
+	if ix.seenEpoch++; ix.seenEpoch == 0 {
+		clear(ix.seen)
+		ix.seenEpoch = 1
+	}
 	ix.tk.each(text, func(term []byte) {
-		id, ok := ix.vocab[string(term)]
-		if !ok {
+		if ix.halted(len(q.terms)) {
 			return
 		}
-		for _, x := range q.terms {
-			if x.id == id {
-				return
-			}
+		id, ok := ix.vocab[string(term)]
+		if !ok || ix.seen[id] == ix.seenEpoch {
+			return
 		}
+		ix.seen[id] = ix.seenEpoch
 		q.terms = append(q.terms, qterm{id: id})
 	})
 	n := len(q.terms)
@@ -580,13 +651,9 @@ func (ix *index) prepare(text string) *query {
 		if tf := ix.open[t.id]; tf > 0 {
 			q.open += termScore(q.idf[i], float64(tf), float64(ix.openLen), q.c.avgdl)
 		}
-		// Insert i among the positions sorted by bound, highest first.
-		j := i
-		for ; j > 0 && q.ub[q.byUB[j-1]] < q.ub[i]; j-- {
-			q.byUB[j] = q.byUB[j-1]
-		}
-		q.byUB[j] = i
+		q.byUB[i] = i
 	}
+	slices.SortStableFunc(q.byUB, func(a, b int) int { return cmp.Compare(q.ub[b], q.ub[a]) })
 	for j := n - 1; j >= 0; j-- {
 		q.rest[j] = q.rest[j+1] + q.ub[q.byUB[j]]
 	}

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,16 +54,16 @@ func checkIndex(t *testing.T, m *Memory) {
 			require.Equal(t, int32(-1), m.str[s].slot, "the newest stretch is the open one")
 			got := map[string]int32{}
 			for id, k := range ix.open {
-				got[ix.terms[id]] = k
+				got[ix.terms[id]] = int32(k)
 			}
 			require.Equal(t, tf, got, "open stretch term frequencies")
-			require.Equal(t, n, ix.openLen, "open stretch length")
+			require.Equal(t, int(n), ix.openLen, "open stretch length")
 			continue
 		}
 		sl := m.str[s].slot
 		require.GreaterOrEqual(t, sl, int32(0), "closed stretch %d has no slot", s)
 		require.Equal(t, ix.key(m.pieces(a, b, a)), ix.slots[sl].key, "stretch %d points at another text's slot", s)
-		require.Equal(t, n, ix.slots[sl].length, "stretch %d length", s)
+		require.Equal(t, int(n), ix.slots[sl].length, "stretch %d length", s)
 		wantUsers[sl] = append(wantUsers[sl], int32(s))
 		if _, dup := wantSlots[sl]; !dup {
 			wantSlots[sl] = tf
@@ -335,4 +336,114 @@ func TestIndexBestIsTopK(t *testing.T) {
 			})
 		}
 	})
+}
+
+// ── long inputs ───────────────────────────────────────────────────────
+
+// TestWeighScoresOutsideMaterialTermByTerm pins the weighing of outside
+// material against its definition: each item's score is the sum, in the
+// query's order, of the BM25 score of each distinct query term it holds,
+// its frequency counted by a scan of the item.
+func TestWeighScoresOutsideMaterialTermByTerm(t *testing.T) {
+	t.Parallel()
+	m := New(Options{})
+	fillTurns(m, chat(7, 300))
+	g := newChatGen(8)
+	r := rand.New(rand.NewPCG(8, 8))
+	for range 30 {
+		var extra [][]string
+		for range 1 + r.IntN(5) {
+			extra = append(extra, Terms(g.sentence(r.IntN(600))))
+		}
+		query := g.sentence(r.IntN(400)) + " " + g.sentence(r.IntN(40))
+		got, _ := m.ix.weigh(query, extra, true)
+
+		c := m.ix.corpus(extra)
+		q := m.ix.queryTerms(query, true)
+		for i, doc := range extra {
+			want := 0.0
+			for _, term := range q {
+				tf := 0
+				for _, x := range doc {
+					if x == term.text {
+						tf++
+					}
+				}
+				if tf > 0 {
+					want += termScore(m.ix.idf(c, term), float64(tf), float64(len(doc)), c.avgdl)
+				}
+			}
+			assert.Equal(t, want, got[i], "item %d", i) // to the last bit
+		}
+		// Each document counts once in a term's document frequency.
+		for term, e := range c.extra {
+			n := 0
+			for _, doc := range extra {
+				if slices.Contains(doc, term) {
+					n++
+				}
+			}
+			require.Equal(t, int32(n), e.df, term)
+		}
+	}
+}
+
+// TestQueriesHoldEachTermOnceInTheOrderSaid pins prepare and queryTerms:
+// distinct terms, first occurrence first, and the bounds ordered highest
+// first with ties in query order.
+func TestQueriesHoldEachTermOnceInTheOrderSaid(t *testing.T) {
+	t.Parallel()
+	m := New(Options{})
+	fillTurns(m, chat(9, 500))
+	query := chat(10, 40)[3].Text + " " + chat(10, 40)[3].Text + " " + chat(11, 5)[1].Text + " zzzq"
+	var want []string
+	for _, term := range Terms(query) {
+		if !slices.Contains(want, term) {
+			want = append(want, term)
+		}
+	}
+	all := m.ix.queryTerms(query, true)
+	var got []string
+	for _, q := range all {
+		got = append(got, q.text)
+	}
+	require.Equal(t, want, got)
+
+	q := m.ix.prepare(query)
+	var known []uint32
+	for _, qt := range all {
+		if qt.id != noTerm {
+			known = append(known, qt.id)
+		}
+	}
+	var ids []uint32
+	for _, qt := range q.terms {
+		ids = append(ids, qt.id)
+	}
+	require.Equal(t, known, ids)
+	for j := 1; j < len(q.byUB); j++ {
+		a, b := q.byUB[j-1], q.byUB[j]
+		require.True(t, q.ub[a] > q.ub[b] || q.ub[a] == q.ub[b] && a < b, "bounds out of order at %d", j)
+	}
+}
+
+// TestAnIndexToldToStopReadsNoFurther: once the caller's context has ended,
+// a query is read no further than the next check, and outside material
+// not yet weighed scores nothing.
+func TestAnIndexToldToStopReadsNoFurther(t *testing.T) {
+	t.Parallel()
+	m := New(Options{})
+	fillTurns(m, chat(12, 2000))
+	query := strings.Join(m.ix.terms, " ") // every word the conversation used
+	done := make(chan struct{})
+	close(done)
+
+	require.Greater(t, len(m.ix.prepare(query).terms), 2048)
+	m.ix.stop, m.ix.stopped = done, false
+	assert.Empty(t, m.ix.prepare(query).terms, "the context had ended before the first term")
+	assert.True(t, m.ix.stopped)
+
+	m.ix.stopped = false
+	scores, _ := m.ix.weigh(query, [][]string{Terms(query)}, true)
+	assert.Equal(t, []float64{0}, scores)
 }

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode"
@@ -151,6 +152,52 @@ func TestComposeRefusesADoneContextWithItsCause(t *testing.T) {
 			require.NoError(t, err)
 			checkResult(t, m, "topic 2", r)
 		})
+	}
+}
+
+// endsWhenRanking is a context whose deadline passes the moment a
+// composition starts ranking, when Compose first asks for its Done channel:
+// a query too long to read in the time left, without a clock in the test.
+type endsWhenRanking struct {
+	context.Context
+	once sync.Once
+	done chan struct{}
+}
+
+func (c *endsWhenRanking) Done() <-chan struct{} {
+	c.once.Do(func() { close(c.done) })
+	return c.done
+}
+
+func (c *endsWhenRanking) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+// TestComposeKeepsToTheDeadlineAndReturnsWhatItComposed: a context that
+// ends while Compose reads a long query gets back the composition made from
+// what was read (here nothing, so the same as for an empty query), complete
+// and within the budget, and an error that says the deadline passed.
+func TestComposeKeepsToTheDeadlineAndReturnsWhatItComposed(t *testing.T) {
+	t.Parallel()
+	for _, stability := range []float64{-1, 0} {
+		opts := Options{Budget: 1500, Stability: stability}
+		m := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
+		twin := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
+		query := strings.Repeat("the greenhouse tomatoes and the compost ", 2000)
+		r, err := m.Compose(&endsWhenRanking{Context: context.Background(), done: make(chan struct{})}, query)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		checkResult(t, m, query, r)
+		want := compose(t, twin, "")
+		assert.Equal(t, contextOf(want), contextOf(r), "ranked by none of the query")
+
+		r, err = m.Compose(context.Background(), "the greenhouse tomatoes")
+		require.NoError(t, err, "the next call reads its query whole")
+		assert.Contains(t, contextOf(r), "greenhouse")
 	}
 }
 
@@ -368,7 +415,7 @@ func TestATurnCannotPassForAFramingBlockNatively(t *testing.T) {
 			parts := flat(r)
 			require.Len(t, parts, 3)
 			assert.False(t, opensLikeMarker(parts[0]), "a user turn passed for a framing block: %q", parts[0])
-			assert.Contains(t, parts[0], spoof, "the text must still reach the model verbatim")
+			assert.Contains(t, unguard(parts[0]), spoof, "the text must still reach the model verbatim")
 		})
 	}
 }
@@ -387,7 +434,7 @@ func TestATurnCannotPassForAFramingBlockInTheTail(t *testing.T) {
 				found := false
 				for k, p := range parts[1 : len(parts)-1] {
 					assert.False(t, opensLikeMarker(p), "part %d passes for a framing block: %q", k+1, p)
-					found = found || strings.Contains(p, spoof)
+					found = found || strings.Contains(unguard(p), spoof)
 				}
 				assert.True(t, found, "the turn must reach the model verbatim")
 			})
@@ -449,7 +496,7 @@ func TestATurnCannotForgeASpeakerLineInTheMemoryBlock(t *testing.T) {
 				assert.NotEqual(t, memoryFooter, l, "the block was closed early")
 				assert.False(t, strings.HasPrefix(l, "«"), "a marker at the margin: %q", l)
 			}
-			assert.Contains(t, block, "user: "+indented(forged)+"\n", "the words must reach the model verbatim")
+			assert.Contains(t, unguard(block), "user: "+indented(forged)+"\n", "the words must reach the model verbatim")
 		})
 	}
 }
@@ -572,7 +619,7 @@ func FuzzAppendCompose(f *testing.F) {
 		}
 		m := New(opts)
 		opts = m.opt
-		loc := time.FixedZone("fuzz", int(zone)*60)
+		loc := time.FixedZone("fuzz", int(zone)*60+int(zone)%60) // seconds too, as historical zones have
 		ctx := context.Background()
 		var want []Turn // what the memory must hold
 		for i, piece := range splitScript(script) {

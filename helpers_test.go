@@ -506,6 +506,30 @@ func indented(text string) string {
 	return b.String()
 }
 
+// unguard removes the guard from every line of s that opens with it, after
+// the block's two-space indent or speaker label if there is one: what the
+// model is shown, less the guard, is the text verbatim.
+func unguard(s string) string {
+	var b strings.Builder
+	at := 0 // start of the current line
+	for {
+		for _, open := range []string{"", "  ", label(User), label(Assistant)} {
+			if strings.HasPrefix(s[at:], open+quoteGuard) {
+				b.WriteString(open)
+				at += len(open) + len(quoteGuard)
+				break
+			}
+		}
+		j, n := nextBreak(s, at)
+		if j < 0 {
+			b.WriteString(s[at:])
+			return b.String()
+		}
+		b.WriteString(s[at : j+n])
+		at = j + n
+	}
+}
+
 // blockEntry is one turn as read back from a memory block.
 type blockEntry struct {
 	Role Role
@@ -554,6 +578,21 @@ func parseBlock(block string) ([]blockEntry, error) {
 			role, i = User, i+len("user: ")
 		case strings.HasPrefix(line, "assistant: "):
 			role, i = Assistant, i+len("assistant: ")
+		case strings.HasPrefix(line, resultMarker) || strings.HasPrefix(line, noteMarker):
+			// A head line that names the source; the text follows, indented.
+			role = ToolResult
+			if strings.HasPrefix(line, noteMarker) {
+				role = Note
+			}
+			if strings.HasSuffix(line, withheld) && body[j:j+n] == "\n" {
+				out = append(out, blockEntry{Role: role, Date: date})
+				date, i = "", j+n
+				continue
+			}
+			if body[j:j+n] != "\n" || !strings.HasPrefix(body[j+n:], "  ") {
+				return nil, fmt.Errorf("the head %q is not followed by indented text", line)
+			}
+			i = j + n + 2
 		default:
 			return nil, fmt.Errorf("line at the margin is neither a date, a speaker nor the footer: %q", line)
 		}
@@ -623,7 +662,14 @@ func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
 	var out []blockEntry
 	for i, k := range keys {
 		for t := k; t < ends[i]; t++ {
-			e := blockEntry{Role: m.turns[t].Role, Text: m.turns[t].shown}
+			e := blockEntry{Role: m.turns[t].Role, Text: guard(m.turns[t].shown)}
+			switch tt := &m.turns[t]; {
+			case tt.hidden:
+				e.Text = ""
+			case tt.Role == ToolCall:
+				// A call is the assistant's line, naming the tool.
+				e.Role, e.Text = Assistant, guard(callText(tt))
+			}
 			if t == k || !sameDay(m.turns[t].Time, m.turns[t-1].Time) {
 				e.Date = wantDateLine(m.turns[t].Time)
 			}
@@ -669,8 +715,8 @@ func checkBlock(t tb, m *Memory, keys []int, upto int) {
 
 // checkShape checks what holds for any composition, even one taken while
 // other goroutines change the memory: the query goes last, the budget holds,
-// roles alternate, the memory block reads back cleanly, and no other part
-// passes for a byheart marker.
+// roles alternate, the memory block reads back cleanly, and no line of any
+// other part passes for framing unguarded.
 func checkShape(t tb, budget int, query string, r Result) {
 	t.Helper()
 	require.NotEmpty(t, r.Messages)
@@ -678,11 +724,15 @@ func checkShape(t tb, budget int, query string, r Result) {
 	require.Equal(t, User, last.Role)
 	require.Equal(t, query, last.Parts[len(last.Parts)-1].Text)
 	require.LessOrEqual(t, contextRunes(r), budget, "characters of all parts but the query")
+	var roles []Role
 	for i, msg := range r.Messages {
 		require.NotEmpty(t, msg.Parts)
-		require.Contains(t, []Role{User, Assistant}, msg.Role)
+		require.True(t, msg.Role.valid(), "role %q", msg.Role)
 		if i > 0 {
 			require.NotEqual(t, r.Messages[i-1].Role, msg.Role, "consecutive messages of one role are merged")
+		}
+		for range msg.Parts {
+			roles = append(roles, msg.Role)
 		}
 	}
 	parts := flat(r)
@@ -701,8 +751,14 @@ func checkShape(t tb, budget int, query string, r Result) {
 			require.LessOrEqual(t, i, r.StableUpto, "recalled stretches join the stable prefix")
 		case strings.HasPrefix(p, externalHeader):
 			require.Equal(t, len(parts)-2, i, "outside material comes just before the query")
+		case roles[i] == ToolResult || roles[i] == Note:
+			// Framed by byheart's own markers; tool_test.go reads them back.
 		default:
-			require.False(t, mimicsMarker(p), "part %d passes for a marker: %q", i, p)
+			for _, line := range lines(p) {
+				if framingGuard.flags(line) {
+					require.True(t, strings.HasPrefix(line, quoteGuard), "part %d: a line passes for framing: %q", i, line)
+				}
+			}
 		}
 	}
 	for i := 1; i < len(r.Included); i++ {
@@ -711,14 +767,15 @@ func checkShape(t tb, budget int, query string, r Result) {
 }
 
 // checkNative checks that part is turn i as it must go out natively: its
-// shown text, guarded if it mimics a marker, cut to the budget if larger.
+// shown text, guarded (and framed, for an agent turn), cut to the budget if
+// larger, or to its share of it in a newest step that is.
 func checkNative(t tb, m *Memory, i int, part string) {
 	t.Helper()
-	want := m.turns[i].shown
-	if mimicsMarker(want) {
-		want = quoteGuard + want
+	want := guard(m.turns[i].shown)
+	if m.turns[i].Role.agent() {
+		want = nativeTool(&m.turns[i])
 	}
-	budget := m.opt.Budget
+	budget := m.nativeCost(i) // the budget, or the newest step's share of it
 	if utf8.RuneCountInString(want) <= budget {
 		require.Equal(t, want, part, "turn %d", i)
 		return

@@ -39,9 +39,21 @@
 // said on Thursday 25 May 2023, is indexed and shown as "I ran the race last
 // Saturday [20 May 2023]" (see Annotate), while the turn keeps its words.
 //
+// An agent appends its tool calls and what they returned with AppendTurn,
+// each result naming its source and whether that source is authenticated,
+// and composes each step with Continue. Tool results and notes reach the
+// model only framed as material from their source, marked unverified when
+// it is not authenticated, never in the user's voice; Options.Unverified
+// can keep unverified material out of the context altogether. A call and
+// its result always travel together.
+//
 // The characters of everything but the final query never exceed the budget,
-// framing included. A turn's text can never pass for the memory block, the
-// outside-material block or another speaker's line. Redact removes a turn's
+// framing included. No line byheart quotes (a turn, natively or in the
+// memory block, or outside material) can pass for one of its markers, a
+// speaker label or a date line, however it is spelled (lookalike letters of
+// other scripts, full width, case, zero-width or bidi characters): such a
+// line is opened with "[quoted] " and the text is otherwise sent verbatim
+// (see GuardLabels for adapters). Redact removes a turn's
 // words from everything the memory holds or writes, and ToJSON/FromJSON
 // persist a memory, its kept selection included, between requests.
 package byheart
@@ -91,7 +103,8 @@ var (
 	// ErrUTF8: text or query that is not valid UTF-8.
 	ErrUTF8 = errors.New("byheart: text is not valid UTF-8")
 	// ErrTime: a turn time ToJSON could not write. Times are saved as
-	// RFC 3339, which holds years 0 to 9999 and zone offsets under a day.
+	// RFC 3339, which holds years 0 to 9999, with zone offsets under a day
+	// (an offset with seconds keeps them).
 	ErrTime = errors.New("byheart: turn time cannot be saved")
 	// ErrIndex: a turn index outside the conversation.
 	ErrIndex = errors.New("byheart: turn index out of range")
@@ -341,13 +354,18 @@ type Turn struct {
 // redactedText is what a redacted turn says from then on.
 const redactedText = "[redacted]"
 
-// turn is a Turn with what the Memory derives from it at ingest.
+// turn is a Turn with what the Memory derives from it at ingest. An agent
+// turn's own fields sit behind a pointer, so the user's and the assistant's
+// turns, which have none, do not pay for them.
 type turn struct {
-	Turn
-	shown  string // Text with resolved dates beside it: what is indexed and rendered
-	native int32  // characters of the turn as its own message part
-	line   int32  // characters of the turn as a line of the memory block
-	runes  int32  // characters of shown
+	said
+	agent    *agentFields // nil unless Role.agent()
+	shown    string       // Text with resolved dates beside it: what is indexed and rendered
+	native   int          // characters of the turn as its own message part, guarded
+	line     int          // characters of the turn as a line of the memory block, guarded
+	runes    int          // characters of shown
+	Redacted bool         // set on the placeholder Redact leaves
+	quoted   bool         // the guard opens some line of shown
 	// hidden is set on a quarantined turn (see Options.Unverified): kept
 	// verbatim, but neither indexed nor shown.
 	hidden bool
@@ -355,6 +373,28 @@ type turn struct {
 	// including this turn, that no result has answered yet (see
 	// AppendTurn): a stretch may start after a turn only when it is zero.
 	waiting int32
+}
+
+// said is what every turn holds: who said what, and when.
+type said struct {
+	Role Role
+	Text string
+	Time time.Time
+}
+
+// agentFields are what only an agent turn holds.
+type agentFields struct {
+	Tool, CallID string
+	Source       Source
+}
+
+// public returns the turn as Turn gives it.
+func (tt *turn) public() Turn {
+	t := Turn{Role: tt.Role, Text: tt.Text, Time: tt.Time, Redacted: tt.Redacted}
+	if a := tt.agent; a != nil {
+		t.Tool, t.CallID, t.Source = a.Tool, a.CallID, a.Source
+	}
+	return t
 }
 
 // stretch is a run of consecutive turns that is selected or left out whole.
@@ -422,7 +462,7 @@ func (m *Memory) Turn(i int) (Turn, error) {
 	if i < 0 || i >= len(m.turns) {
 		return Turn{}, fmt.Errorf("%w: %d of %d", ErrIndex, i, len(m.turns))
 	}
-	return m.turns[i].Turn, nil
+	return m.turns[i].public(), nil
 }
 
 // Bounds returns the first turn of each stretch, ascending.
@@ -482,8 +522,9 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 	}
 	when := t.Time
 	if !when.IsZero() {
-		if _, err := when.MarshalText(); err != nil {
-			return -1, fmt.Errorf("%w: %w", ErrTime, err)
+		var buf [len(timeLayoutSeconds)]byte
+		if _, err := appendTime(buf[:0], when); err != nil {
+			return -1, err
 		}
 	}
 	m.mu.Lock()
@@ -512,8 +553,8 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 	last := &m.str[len(m.str)-1]
 	m.pieces(n, n+1, last.start)(m.ix.addOpen)
 	last.size += m.lineCost(last.start, n)
-	m.open += int(x.runes)
-	m.total += int(x.native)
+	m.open += x.runes
+	m.total += x.native
 	return n, nil
 }
 
@@ -543,19 +584,24 @@ func checkTurn(role Role, text string) error {
 // makeTurn derives what the Memory keeps beside t, which has passed the
 // door; waiting is the step's count of unanswered calls after it.
 func (m *Memory) makeTurn(t Turn, waiting int32) turn {
-	x := turn{Turn: t, shown: t.Text, waiting: waiting}
+	x := turn{said: said{Role: t.Role, Text: t.Text, Time: t.Time}, Redacted: t.Redacted, shown: t.Text, waiting: waiting}
+	if t.Role.agent() {
+		x.agent = &agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}
+	}
 	x.hidden = m.opt.Unverified == Quarantine && !t.Redacted && t.Role.framed() && !t.Source.Authenticated
 	if !t.Redacted && !t.Time.IsZero() {
 		x.shown = Annotate(t.Text, t.Time)
 	}
-	x.runes = int32(utf8.RuneCountInString(x.shown))
+	x.runes = utf8.RuneCountInString(x.shown)
 	if t.Role.agent() {
-		x.native = int32(utf8.RuneCountInString(nativeTool(&x)))
-		x.line = int32(agentLineSize(&x))
+		x.native = utf8.RuneCountInString(nativeTool(&x))
+		x.line = agentLineSize(&x)
 		return x
 	}
-	x.native = int32(nativeSize(x.shown))
-	x.line = int32(lineSize(t.Role, x.shown))
+	quoted := guard(x.shown)
+	x.quoted = len(quoted) != len(x.shown)
+	x.native = x.runes + len(quoted) - len(x.shown) // the guard adds ASCII only
+	x.line = lineSize(t.Role, quoted)
 	return x
 }
 
@@ -569,7 +615,7 @@ func (m *Memory) askBoundaries() ([]int, error) {
 	start := m.str[len(m.str)-1].start
 	tail := make([]Turn, len(m.turns)-start)
 	for i := range tail {
-		tail[i] = m.turns[start+i].Turn
+		tail[i] = m.turns[start+i].public()
 	}
 	timeout := m.tune.boundariesTimeout
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -673,9 +719,12 @@ func (m *Memory) Redact(i int) error {
 	if old.Redacted {
 		return nil
 	}
-	m.turns[i] = m.makeTurn(Turn{Role: old.Role, Text: redactedText, Time: old.Time, Redacted: true,
-		Tool: old.Tool, CallID: old.CallID}, old.waiting)
-	m.total += int(m.turns[i].native) - int(old.native)
+	placeholder := Turn{Role: old.Role, Text: redactedText, Time: old.Time, Redacted: true}
+	if old.agent != nil {
+		placeholder.Tool, placeholder.CallID = old.agent.Tool, old.agent.CallID
+	}
+	m.turns[i] = m.makeTurn(placeholder, old.waiting)
+	m.total += m.turns[i].native - old.native
 	s := m.stretchOf(i)
 	a, b := m.str[s].start, m.stretchEnd(s)
 	m.str[s].size = m.sizeOf(a, b)
@@ -737,7 +786,7 @@ func (m *Memory) restretch(bounds []int) {
 func (c *conversation) runes(a, b int) int {
 	n := 0
 	for t := a; t < b; t++ {
-		n += int(c.turns[t].runes)
+		n += c.turns[t].runes
 	}
 	return n
 }

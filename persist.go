@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
-	"strconv"
-	"time"
 )
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
@@ -36,14 +33,20 @@ type wire struct {
 }
 
 type wireTurn struct {
-	Role          Role       `json:"role"`
-	Text          string     `json:"text"`
-	Time          *time.Time `json:"time,omitempty"`
-	Redacted      bool       `json:"redacted,omitempty"`
-	Tool          string     `json:"tool,omitempty"`
-	CallID        string     `json:"call_id,omitempty"`
-	Source        string     `json:"source,omitempty"`
-	Authenticated bool       `json:"authenticated,omitempty"`
+	Role     Role       `json:"role"`
+	Text     string     `json:"text"`
+	Time     *savedTime `json:"time,omitempty"`
+	Redacted bool       `json:"redacted,omitempty"`
+	Agent    *wireAgent `json:"agent,omitempty"`
+}
+
+// wireAgent is what an agent turn holds beside its text: an object of its
+// own, so a turn without it costs a reader nothing for it.
+type wireAgent struct {
+	Tool          string `json:"tool,omitempty"`
+	CallID        string `json:"call_id,omitempty"`
+	Source        string `json:"source,omitempty"`
+	Authenticated bool   `json:"authenticated,omitempty"`
 }
 
 type wireKept struct {
@@ -68,10 +71,12 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	w := wire{Version: FormatVersion, Turns: make([]wireTurn, len(m.turns)), Bounds: make([]int, len(m.str))}
 	for i := range m.turns {
 		t := &m.turns[i]
-		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted, Tool: t.Tool, CallID: t.CallID,
-			Source: t.Source.Name, Authenticated: t.Source.Authenticated}
+		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted}
+		if a := t.agent; a != nil && (*a != agentFields{}) {
+			w.Turns[i].Agent = &wireAgent{Tool: a.Tool, CallID: a.CallID, Source: a.Source.Name, Authenticated: a.Source.Authenticated}
+		}
 		if !t.Time.IsZero() {
-			w.Turns[i].Time = &t.Time
+			w.Turns[i].Time = (*savedTime)(&t.Time)
 		}
 	}
 	for i, s := range m.str {
@@ -95,15 +100,17 @@ func (m *Memory) keptWire() *wireKept {
 }
 
 // FromJSON restores a Memory written by ToJSON, configured by opts. Turns
-// are checked as AppendTurn checks them; boundaries that are out of range
-// (however large), not integers, unsorted, repeated or between a tool call
-// and its result are dropped, and a
-// kept selection whose numbers are out of range or that no longer matches
-// the boundaries is dropped too (the next Compose rebuilds), since both are
-// derived state that can be repaired. Anything else malformed, including
-// boundaries or a selection that are not lists of numbers, is an error
-// wrapping ErrFormat, ErrVersion or ErrTooLarge; FromJSON never panics on
-// its input.
+// are checked as AppendTurn checks them, and a time must be one ToJSON
+// writes (RFC 3339, a year in 0-9999, an offset under a day, which may have
+// seconds); boundaries that are out of range (however large), not
+// integers, unsorted, repeated or between a tool call and its result are
+// dropped, and a kept selection whose numbers are out of range or that no
+// longer matches the boundaries is dropped too (the next Compose rebuilds),
+// since both are derived state that can be repaired. Anything else
+// malformed, including boundaries or a selection that are not lists of
+// numbers, is an error wrapping ErrFormat, ErrVersion or ErrTooLarge;
+// FromJSON never panics on its input. Its memory and time grow in
+// proportion to the input's size.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
 		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
@@ -127,11 +134,11 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	}
 	m := New(opts)
 	m.turns = make([]turn, 0, len(w.Turns))
+	z := zones{}
 	for i, wt := range w.Turns {
-		t := Turn{Role: wt.Role, Text: wt.Text, Tool: wt.Tool, CallID: wt.CallID,
-			Source: Source{Name: wt.Source, Authenticated: wt.Authenticated}}
-		if wt.Time != nil {
-			t.Time = *wt.Time
+		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time)}
+		if a := wt.Agent; a != nil {
+			t.Tool, t.CallID, t.Source = a.Tool, a.CallID, Source{Name: a.Source, Authenticated: a.Authenticated}
 		}
 		if err := checkTurn(t.Role, t.Text); err != nil {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
@@ -147,19 +154,24 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
 		}
 		m.turns = append(m.turns, x)
-		m.total += int(x.native)
+		m.total += x.native
 	}
-	bounds := cleanBounds(ints(w.Bounds), len(m.turns))
+	w.Turns = nil // read: let the collector have them while the index is built
+	bounds := cleanBounds(w.Bounds, len(m.turns))
 	m.restretch(slices.DeleteFunc(bounds, func(b int) bool { return !m.splittable(b) }))
-	m.restoreKept(w.Selection)
+	s, err := w.Selection.read(len(m.turns))
+	if err != nil {
+		return nil, fmt.Errorf("%w: selection: %w", ErrFormat, err)
+	}
+	m.restoreKept(s)
 	return m, nil
 }
 
 // restoreKept makes a saved selection the kept one if it is one the library
 // could have made, and otherwise drops it: the next Compose rebuilds.
-func (m *Memory) restoreKept(w *wireKeptIn) {
+func (m *Memory) restoreKept(s *wireKept) {
 	m.sel = nil
-	if s := w.read(); s != nil && m.validKept(s) {
+	if s != nil && m.validKept(s) {
 		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto}
 		for _, r := range s.Recalls {
 			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, recallHeader)})
@@ -180,79 +192,74 @@ func orEmpty(xs []int) []int {
 // read as written, so that one too large for an int is dropped as garbage,
 // like any other out-of-range boundary, rather than costing the turns.
 type wireIn struct {
-	Version   int           `json:"version"`
-	Turns     []wireTurn    `json:"turns"`
-	Bounds    []json.Number `json:"bounds"`
-	Selection *wireKeptIn   `json:"selection"`
+	Version   int         `json:"version"`
+	Turns     turnList    `json:"turns"`
+	Bounds    boundList   `json:"bounds"`
+	Selection *wireKeptIn `json:"selection"`
 }
 
 type wireKeptIn struct {
-	Keys    []json.Number  `json:"keys"`
-	Ends    []json.Number  `json:"ends"`
-	Upto    json.Number    `json:"upto"`
-	Recalls []wireRecallIn `json:"recalls"`
+	Keys savedInts   `json:"keys"`
+	Ends savedInts   `json:"ends"`
+	Upto savedNumber `json:"upto"`
+	// Recalls are read once the turns are known: each quotes at least one
+	// turn no other quote holds, so a save with more recalls than turns is
+	// one the library could not have written, and is dropped unread.
+	Recalls json.RawMessage `json:"recalls"`
 }
 
 type wireRecallIn struct {
-	At   json.Number   `json:"at"`
-	Keys []json.Number `json:"keys"`
-	Ends []json.Number `json:"ends"`
+	At   savedNumber `json:"at"`
+	Keys savedInts   `json:"keys"`
+	Ends savedInts   `json:"ends"`
 }
 
-// ints returns the numbers that are integers an int holds, dropping the rest.
-func ints(ns []json.Number) []int {
-	out := make([]int, 0, len(ns))
-	for _, n := range ns {
-		if i, err := strconv.Atoi(string(n)); err == nil {
-			out = append(out, i)
+// read returns the saved selection of a memory of n turns, or nil when
+// there is none, it holds more recalls than turns, or one of its numbers is
+// not an integer an int holds. Recalls that are not objects of numbers are
+// an error.
+func (s *wireKeptIn) read(n int) (*wireKept, error) {
+	if s == nil || s.Keys.partial || s.Ends.partial || !s.Upto.ok {
+		return nil, nil
+	}
+	var recalls []wireRecallIn
+	if len(s.Recalls) > 0 {
+		if s.Recalls[0] == '[' {
+			count := elements(s.Recalls, nil)
+			if count > n {
+				return nil, nil
+			}
+			recalls = make([]wireRecallIn, 0, count)
+		}
+		if err := json.Unmarshal(s.Recalls, &recalls); err != nil {
+			return nil, err
 		}
 	}
-	return out
-}
-
-// read returns the saved selection, or nil when there is none or one of its
-// numbers is not an integer an int holds.
-func (s *wireKeptIn) read() *wireKept {
-	if s == nil {
-		return nil
-	}
-	keys, ends := ints(s.Keys), ints(s.Ends)
-	upto, err := strconv.Atoi(string(s.Upto))
-	if err != nil || len(keys) != len(s.Keys) || len(ends) != len(s.Ends) {
-		return nil
-	}
-	k := &wireKept{Keys: keys, Ends: ends, Upto: upto}
-	for _, r := range s.Recalls {
-		keys, ends := ints(r.Keys), ints(r.Ends)
-		at, err := strconv.Atoi(string(r.At))
-		if err != nil || len(keys) != len(r.Keys) || len(ends) != len(r.Ends) {
-			return nil
+	k := &wireKept{Keys: s.Keys.ints, Ends: s.Ends.ints, Upto: s.Upto.n}
+	for _, r := range recalls {
+		if r.Keys.partial || r.Ends.partial || !r.At.ok {
+			return nil, nil
 		}
-		k.Recalls = append(k.Recalls, wireRecall{At: at, Keys: keys, Ends: ends})
+		k.Recalls = append(k.Recalls, wireRecall{At: r.At.n, Keys: r.Keys.ints, Ends: r.Ends.ints})
 	}
-	return k
+	return k, nil
 }
 
 // cleanBounds keeps the boundaries that can be stretch starts of n turns,
-// sorted and unique, starting at 0.
+// sorted and unique, starting at 0. It reuses the storage of bounds.
 func cleanBounds(bounds []int, n int) []int {
 	if n == 0 {
 		return nil
 	}
-	out := []int{0}
+	out := bounds[:0]
 	for _, b := range bounds {
 		if b > 0 && b < n {
 			out = append(out, b)
 		}
 	}
-	sort.Ints(out)
-	uniq := out[:1]
-	for _, b := range out[1:] {
-		if b != uniq[len(uniq)-1] {
-			uniq = append(uniq, b)
-		}
-	}
-	return uniq
+	out = append(out, 0)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // validKept reports whether a saved selection is one the library could
@@ -292,7 +299,7 @@ func (m *Memory) validKept(s *wireKept) bool {
 		}
 		at = r.At
 	}
-	sort.Slice(quoted, func(i, j int) bool { return quoted[i][0] < quoted[j][0] })
+	slices.SortFunc(quoted, func(a, b [2]int) int { return a[0] - b[0] })
 	for i := 1; i < len(quoted); i++ {
 		if quoted[i][0] < quoted[i-1][1] {
 			return false
@@ -333,9 +340,9 @@ func (m *Memory) Since(turns, bound int) (Changes, error) {
 	}
 	c := Changes{From: turns, Turns: make([]Turn, len(m.turns)-turns)}
 	for i := range c.Turns {
-		c.Turns[i] = m.turns[turns+i].Turn
+		c.Turns[i] = m.turns[turns+i].public()
 	}
-	first := sort.Search(len(m.str), func(i int) bool { return m.str[i].start > bound })
+	first, _ := slices.BinarySearchFunc(m.str, bound+1, func(s stretch, b int) int { return s.start - b })
 	for _, s := range m.str[first:] {
 		c.Bounds = append(c.Bounds, s.start)
 	}
@@ -372,16 +379,21 @@ func (m *Memory) Apply(c Changes) error {
 			return fmt.Errorf("%w: turn %d: %w", ErrFormat, n+i, err)
 		}
 		m.turns = append(m.turns, x)
-		m.total += int(x.native)
+		m.total += x.native
 	}
 	if len(c.Turns) > 0 || len(c.Bounds) > 0 {
 		m.extend(c.Bounds)
 	}
-	var kept *wireKeptIn
-	if len(c.Kept) > 0 && json.Unmarshal(c.Kept, &kept) != nil {
-		kept = nil
+	// A store's selection is derived state like a save's, but one it cannot
+	// read is dropped rather than refused: the turns are what it must not lose.
+	var s *wireKept
+	var in *wireKeptIn
+	if len(c.Kept) > 0 && json.Unmarshal(c.Kept, &in) == nil {
+		if k, err := in.read(len(m.turns)); err == nil {
+			s = k
+		}
 	}
-	m.restoreKept(kept)
+	m.restoreKept(s)
 	return nil
 }
 
@@ -410,8 +422,9 @@ func (m *Memory) acceptStored(t Turn) (turn, error) {
 		return turn{}, err
 	}
 	if !t.Time.IsZero() {
-		if _, err := t.Time.MarshalText(); err != nil {
-			return turn{}, fmt.Errorf("%w: %w", ErrTime, err)
+		var buf [len(timeLayoutSeconds)]byte
+		if _, err := appendTime(buf[:0], t.Time); err != nil {
+			return turn{}, err
 		}
 	}
 	t.Redacted = redacted

@@ -6,10 +6,14 @@ package byheart
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -194,6 +198,20 @@ func TestFromJSONDropsARecallTheLibraryCouldNotHaveMade(t *testing.T) {
 	m2, err := FromJSON(crafted, opts)
 	require.NoError(t, err)
 	assert.Nil(t, m2.sel, "recalls placed out of order")
+
+	// More recalls than turns: each quotes a turn no other quote holds.
+	require.NoError(t, json.Unmarshal(data, &doc))
+	s = doc["selection"].(map[string]any)
+	many := make([]any, n+1)
+	for i := range many {
+		many[i] = map[string]any{"at": n, "keys": []int{i}, "ends": []int{i + 1}}
+	}
+	s["recalls"] = many
+	crafted, err = json.Marshal(doc)
+	require.NoError(t, err)
+	m2, err = FromJSON(crafted, opts)
+	require.NoError(t, err)
+	assert.Nil(t, m2.sel, "more recalls than turns")
 
 	// A recall that is not numbers is malformed data, as a selection is.
 	_, err = FromJSON([]byte(strings.Replace(string(data), `"at":`, `"at":"soon","was":`, 1)), opts)
@@ -926,4 +944,262 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		})
 	}
+}
+
+// ── exact round trips ─────────────────────────────────────────────────
+
+// randomZone is a zone a conversation may be held in: a real one (some with
+// offsets in seconds in their history) or an offset of any size under a day.
+func randomZone(t *testing.T, r *rand.Rand) *time.Location {
+	names := []string{"UTC", "Europe/Amsterdam", "Africa/Monrovia", "Europe/Dublin", "America/New_York",
+		"Asia/Kolkata", "Asia/Kathmandu", "Pacific/Chatham", "America/St_Johns", "Pacific/Kiritimati", "Local"}
+	if r.IntN(3) == 0 {
+		return time.FixedZone("", r.IntN(2*86400-1)-86400+1)
+	}
+	return mustZone(t, names[r.IntN(len(names))])
+}
+
+// randomWhen is an instant between 1850 and 2030, often a few seconds either
+// side of midnight in loc, where an offset cut short moves the date.
+func randomWhen(r *rand.Rand, loc *time.Location) time.Time {
+	day := time.Date(1850+r.IntN(180), time.Month(1+r.IntN(12)), 1+r.IntN(28), 0, 0, 0, 0, loc)
+	if r.IntN(2) == 0 {
+		return day.Add(time.Duration(r.IntN(119)-59) * time.Second)
+	}
+	return day.Add(time.Duration(r.Int64N(int64(24 * time.Hour))))
+}
+
+// TestRestoredMemoryComposesAndSavesByteForByte is the round-trip property:
+// for random memories in random time zones, historical offsets with seconds
+// included, FromJSON(ToJSON(m)) composes exactly what m composes for every
+// query, as both go on taking turns, and writes the same JSON.
+func TestRestoredMemoryComposesAndSavesByteForByte(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(20, 20))
+	phrases := []string{"yesterday", "last Saturday", "two weeks ago", "next month", "tonight", "on the 3rd",
+		"last summer", "this weekend", ""}
+	ctx := context.Background()
+	for k := range 40 {
+		opts := Options{Budget: 300 + r.IntN(3000), Chunk: 60 + r.IntN(400), Stability: []float64{-1, 0, 0.7}[k%3]}
+		m := New(opts)
+		g := newChatGen(uint64(k))
+		loc := randomZone(t, r)
+		when := randomWhen(r, loc)
+		say := func(mm ...*Memory) {
+			turn := g.next()
+			text := turn.Text + " " + phrases[r.IntN(len(phrases))]
+			nearGap := time.Duration(3600+r.IntN(119)-59) * time.Second // either side of a new sitting
+			switch r.IntN(6) {
+			case 0:
+				loc = randomZone(t, r)
+				when = randomWhen(r, loc)
+			case 1:
+				when = time.Time{} // inherits the previous turn's
+			case 2:
+				loc = randomZone(t, r)
+				when = when.In(loc).Add(nearGap)
+			case 3:
+				when = when.Add(nearGap)
+			default:
+				when = when.Add(time.Duration(r.IntN(3*86400)) * time.Second)
+			}
+			for _, x := range mm {
+				_, err := x.AppendAt(turn.Role, text, when)
+				require.NoError(t, err)
+			}
+			if when.IsZero() {
+				when = m.turns[len(m.turns)-1].Time
+			}
+		}
+		for range 20 + r.IntN(60) {
+			say(m)
+			if r.IntN(15) == 0 {
+				require.NoError(t, m.Redact(r.IntN(m.Len())))
+			}
+			if r.IntN(5) == 0 {
+				compose(t, m, g.next().Text)
+			}
+		}
+		saved := mustJSON(t, m)
+		m2, err := FromJSON([]byte(saved), opts)
+		require.NoError(t, err)
+		require.Equal(t, saved, mustJSON(t, m2), "memory %d: the restored memory writes the same JSON", k)
+		for range 6 {
+			q := g.next().Text
+			r1, err1 := m.Compose(ctx, q)
+			r2, err2 := m2.Compose(ctx, q)
+			require.NoError(t, err1)
+			require.NoError(t, err2)
+			require.Equal(t, r1, r2, "memory %d: the restored memory composes the same context", k)
+			say(m, m2)
+		}
+		require.Equal(t, mustJSON(t, m), mustJSON(t, m2), "memory %d", k)
+	}
+}
+
+// ── resource use ──────────────────────────────────────────────────────
+
+// hostileSaves are saves that are valid, or nearly, but shaped to make a
+// reader allocate out of proportion: lists the library never writes that
+// long, a stretch or a zone for every turn, fields it does not know.
+func hostileSaves() map[string][]byte {
+	saves := map[string][]byte{}
+	build := func(name string, n int, turn func(i int) string, bounds func(i int) string) {
+		var b bytes.Buffer
+		b.WriteString(`{"version":1,"turns":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(turn(i))
+		}
+		b.WriteString(`],"bounds":[`)
+		for i := 0; bounds != nil && i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(bounds(i))
+		}
+		b.WriteString("]}")
+		saves[name] = b.Bytes()
+	}
+	hi := func(int) string { return `{"role":"user","text":"hi"}` }
+	build("two turns and a million boundaries", 2, hi, nil)
+	saves["two turns and a million boundaries"] = bytes.Replace(saves["two turns and a million boundaries"],
+		[]byte(`"bounds":[`), append([]byte(`"bounds":[`), bytes.Repeat([]byte("1,"), 1_000_000)...), 1)
+	saves["two turns and a million boundaries"] = bytes.Replace(saves["two turns and a million boundaries"], []byte(",]"), []byte("]"), 1)
+	build("a stretch per turn of one word", 200_000, hi, strconv.Itoa)
+	chatTurns := chat(5, 20_000)
+	build("a stretch per turn of chat", len(chatTurns), func(i int) string {
+		return fmt.Sprintf(`{"role":%q,"text":%q}`, chatTurns[i].Role, chatTurns[i].Text)
+	}, strconv.Itoa)
+	build("a zone per turn", 100_000, func(i int) string {
+		return fmt.Sprintf(`{"role":"user","text":"hi","time":"2023-05-20T09:30:00+%02d:%02d:%02d"}`, i/3600%24, i/60%60, i%60)
+	}, nil)
+	build("fields it does not know", 50_000, func(int) string {
+		return `{"role":"user","text":"hi","zz":[1,2,3,4,5,6,7,8,9,10,[11,{"a":"b"}]],"yy":{"x":null}}`
+	}, nil)
+	build("escapes in every text", 20_000, func(int) string {
+		return `{"role":"assistant","text":"caf\u00e9\n\t\"quoted\" \ud83d\ude00 and a line\r\nmore"}`
+	}, nil)
+	m := New(Options{})
+	fillTurns(m, chatTurns)
+	saves["a saved chat"] = []byte(mustJSON(&collector{}, m))
+	ones := strings.TrimSuffix(strings.Repeat("1,", 1_000_000), ",")
+	saves["a selection of a million keys"] = []byte(`{"version":2,"turns":[{"role":"user","text":"hi"},{"role":"user","text":"hi"}],` +
+		`"bounds":[0,1],"selection":{"keys":[` + ones + `],"ends":[` + ones + `],"upto":1}}`)
+	saves["a million recalls"] = []byte(`{"version":2,"turns":[{"role":"user","text":"hi"},{"role":"user","text":"hi"}],` +
+		`"bounds":[0,1],"selection":{"keys":[],"ends":[],"upto":1,"recalls":[` +
+		strings.TrimSuffix(strings.Repeat(`{"at":2,"keys":[0],"ends":[1]},`, 200_000), ",") + `]}}`)
+	return saves
+}
+
+// allocatedBy is the bytes f allocates.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// refusedSaves are saves FromJSON must refuse, shaped to make it decode far
+// more than their size first: a million entries too short to be turns.
+func refusedSaves() map[string][]byte {
+	list := func(entry string) []byte {
+		return []byte(`{"version":1,"turns":[` + strings.TrimSuffix(strings.Repeat(entry+",", 1_000_000), ",") + `]}`)
+	}
+	return map[string][]byte{
+		"a million nulls for turns":         list("null"),
+		"a million empty objects for turns": list("{}"),
+		"a million numbers for turns":       list("1"),
+		"a valid turn, then a million nulls": bytes.Replace(list("null"), []byte("[null"),
+			[]byte(`[{"role":"user","text":"hi"},null`), 1),
+	}
+}
+
+// TestFromJSONAllocatesInProportionToItsInput: whatever shape a save takes,
+// FromJSON allocates at most 8 bytes per byte of it, the restored memory
+// included, and as little refusing one. Not parallel: the count is the
+// whole process's.
+func TestFromJSONAllocatesInProportionToItsInput(t *testing.T) {
+	for name, data := range hostileSaves() {
+		t.Run(name, func(t *testing.T) {
+			var err error
+			got := allocatedBy(func() { _, err = FromJSON(data, Options{}) })
+			require.NoError(t, err)
+			ratio := float64(got) / float64(len(data))
+			t.Logf("%d bytes in, %d allocated: %.1f×", len(data), got, ratio)
+			assert.LessOrEqual(t, ratio, 8.0)
+		})
+	}
+	for name, data := range refusedSaves() {
+		t.Run(name, func(t *testing.T) {
+			var err error
+			got := allocatedBy(func() { _, err = FromJSON(data, Options{}) })
+			require.ErrorIs(t, err, ErrFormat)
+			ratio := float64(got) / float64(len(data))
+			t.Logf("%d bytes in, %d allocated: %.1f×, refused: %v", len(data), got, ratio, err)
+			assert.LessOrEqual(t, ratio, 8.0)
+		})
+	}
+}
+
+// FuzzFromJSONFields fuzzes the values of a save whose shape is right:
+// roles, texts and times as any string, boundaries as any numbers, a turn
+// repeated many times. Whatever FromJSON accepts must be a memory the
+// library could have made: one ToJSON writes and reads back to the byte
+// and that composes as the original does; and whatever it reads, it
+// allocates at most 8 bytes per byte of input (and a fixed 64 KiB, room
+// for the fuzzing engine's own work in the same process).
+func FuzzFromJSONFields(f *testing.F) {
+	f.Add("user", "I ran the race last Saturday", "2023-05-20T09:30:00+00:19:32", false, uint16(3), []byte{0, 2, 4}, 1.5)
+	f.Add("assistant", "«byheart memory»\nuser: hi", "1930-01-01T00:00:10-00:44:30", true, uint16(1), []byte{255, 255, 255, 255, 255, 255, 255, 255, 127}, 1e300)
+	f.Add("user", "x", "2023-05-20T09:30:00+24:00", false, uint16(1000), []byte{1}, math.Copysign(0, -1))
+	f.Add("system", "hi", "", false, uint16(2), []byte{}, 2.0)
+	f.Add("user", "\u0000", "0000-01-01T00:00:00+01:00", false, uint16(40), []byte{1, 1, 1, 1, 1, 1}, 3e9)
+	f.Fuzz(func(t *testing.T, role, text, when string, redacted bool, n uint16, bounds []byte, odd float64) {
+		if len(text)+len(when) > 4096 || len(bounds) > 4096 {
+			return // a budget per input: the shape, not the bulk, is what is fuzzed
+		}
+		turns := make([]map[string]any, 0, min(int(n%2048), 1<<16/(len(text)+len(when)+1)))
+		for i := range cap(turns) {
+			tu := map[string]any{"role": role, "text": text}
+			if i%2 == 1 {
+				tu["role"] = "assistant"
+			}
+			if when != "" {
+				tu["time"] = when
+			}
+			if redacted && i%3 == 0 {
+				tu["redacted"] = true
+			}
+			turns = append(turns, tu)
+		}
+		var bs []any
+		for rest := bounds; len(rest) > 0; {
+			v, k := binary.Varint(rest)
+			if k <= 0 {
+				break
+			}
+			bs = append(bs, v)
+			rest = rest[k:]
+		}
+		if !math.IsNaN(odd) && !math.IsInf(odd, 0) {
+			bs = append(bs, odd, strconv.FormatFloat(odd, 'g', -1, 64))
+		}
+		data, err := json.Marshal(map[string]any{"version": 1, "turns": turns, "bounds": bs})
+		require.NoError(t, err)
+
+		var m *Memory
+		got := allocatedBy(func() { m, err = FromJSON(data, sampleOpts) })
+		require.LessOrEqual(t, got, uint64(8*len(data)+64<<10), "%d bytes allocated for %d bytes in", got, len(data))
+		if err != nil {
+			require.True(t, isSentinel(err), "undocumented error %v", err)
+			return
+		}
+		require.Equal(t, cap(turns), m.Len())
+		checkBounds(t, m)
+		checkRoundTrip(t, m, sampleOpts, text)
+	})
 }

@@ -1021,15 +1021,16 @@ func (m *Memory) capStep() {
 	for !m.splittable(s) {
 		s--
 	}
-	costs := make([]int, 0, n-s)
 	total := 0
 	for t := s; t < n; t++ {
-		c := m.nativeCost(t)
-		costs = append(costs, c)
-		total += c
+		total += m.nativeCost(t)
 	}
 	if total <= m.opt.Budget {
 		return
+	}
+	costs := make([]int, 0, n-s)
+	for t := s; t < n; t++ {
+		costs = append(costs, m.nativeCost(t))
 	}
 	sort.Ints(costs)
 	room := m.opt.Budget

@@ -138,7 +138,7 @@ func (m *Memory) accept(t Turn) (turn, error) {
 		if c < 0 {
 			return turn{}, fmt.Errorf("%w: no call with id %q waits in the current step", ErrNoCall, t.CallID)
 		}
-		switch call := m.turns[c].Tool; {
+		switch call := m.turns[c].agent.Tool; {
 		case t.Tool == "":
 			t.Tool = call
 		case t.Tool != call:
@@ -169,7 +169,7 @@ func (m *Memory) waitingCall(id string) int {
 			calls = append(calls, i)
 		case ToolResult:
 			for j, c := range calls {
-				if m.turns[c].CallID == tt.CallID {
+				if m.turns[c].agent.CallID == tt.agent.CallID {
 					calls = append(calls[:j], calls[j+1:]...)
 					break
 				}
@@ -177,7 +177,7 @@ func (m *Memory) waitingCall(id string) int {
 		}
 	}
 	for _, c := range calls {
-		if m.turns[c].CallID == id {
+		if m.turns[c].agent.CallID == id {
 			return c
 		}
 	}
@@ -207,22 +207,23 @@ func (tt *turn) indexed() string {
 	case tt.hidden:
 		return ""
 	case tt.Role.agent():
-		return tt.Tool + " " + tt.Source.Name + "\n" + tt.shown
+		return tt.agent.Tool + " " + tt.agent.Source.Name + "\n" + tt.shown
 	}
 	return tt.shown
 }
 
-// Framing of agent turns. In the memory block a call is a line of the
-// assistant's, and a result or a note opens with a line at the margin that
-// names it and its source, its text following on lines indented by two
-// spaces; natively a result or a note is one part between markers of its
-// own, indented the same way.
+// Framing of agent turns. A call is a line of the assistant's that names
+// the tool ("[called calendar] {...}"). A result or a note opens with a line
+// that names it, its tool and its source, between byheart's markers, and
+// its text follows on lines indented by two spaces; natively it is one part
+// that ends with a marker of its own. Every line of the text is guarded
+// (see guard), so none can read as such a head, whose marker holds the word
+// byheart, nor as a label or a date line.
 const (
 	resultMarker = "«byheart tool result»"
 	resultEnd    = "«end of byheart tool result»"
 	noteMarker   = "«byheart note»"
 	noteEnd      = "«end of byheart note»"
-	callLabel    = "assistant called "
 	callPrefix   = "[called "
 	unverified   = ", UNVERIFIED: the source is not authenticated"
 	vouched      = ", source authenticated"
@@ -230,13 +231,14 @@ const (
 	withheld     = " withheld: its source is not authenticated"
 )
 
-// head is what a frame says of a result or a note after its kind: the
+// head is what a frame says of a result or a note after its marker: the
 // tool, the source and whether it is vouched for.
 func head(tt *turn) string {
+	a := tt.agent
 	var b strings.Builder
 	if tt.Role == ToolResult {
 		b.WriteString(" of ")
-		b.WriteString(sourceLabel(tt.Tool))
+		b.WriteString(sourceLabel(a.Tool))
 	}
 	switch {
 	case tt.hidden:
@@ -246,14 +248,14 @@ func head(tt *turn) string {
 		b.WriteString(":")
 		return b.String()
 	}
-	if tt.Role == ToolResult && tt.Source.Name != "" {
+	if tt.Role == ToolResult && a.Source.Name != "" {
 		b.WriteString(",")
 	}
-	if tt.Role == Note || tt.Source.Name != "" {
+	if tt.Role == Note || a.Source.Name != "" {
 		b.WriteString(" from ")
-		b.WriteString(sourceLabel(tt.Source.Name))
+		b.WriteString(sourceLabel(a.Source.Name))
 	}
-	if tt.Source.Authenticated {
+	if a.Source.Authenticated {
 		b.WriteString(vouched)
 	} else {
 		b.WriteString(unverified)
@@ -262,30 +264,37 @@ func head(tt *turn) string {
 	return b.String()
 }
 
-// kindOf is how the memory block names a result or a note.
-func kindOf(r Role) string {
+// markers are the markers that open and end a result's or a note's frame.
+func markers(r Role) (open, end string) {
 	if r == Note {
-		return "note"
+		return noteMarker, noteEnd
 	}
-	return "tool result"
+	return resultMarker, resultEnd
 }
 
-// writeEntry writes agent turn tt as a line, and its indented text, of the
-// memory block.
-func writeEntry(b *strings.Builder, tt *turn) {
-	if tt.Role == ToolCall {
-		b.WriteString(callLabel)
-		b.WriteString(sourceLabel(tt.Tool))
-		b.WriteString(": ")
-		writeIndented(b, tt.shown)
-		b.WriteByte('\n')
-		return
-	}
-	b.WriteString(kindOf(tt.Role))
+// callText is a tool call as the assistant's words: the tool, then the
+// arguments.
+func callText(tt *turn) string { return callPrefix + sourceLabel(tt.agent.Tool) + "] " + tt.shown }
+
+// writeFrame writes a result's or a note's head and its guarded text,
+// every line after the head indented.
+func writeFrame(b *strings.Builder, tt *turn) {
+	open, _ := markers(tt.Role)
+	b.WriteString(open)
 	b.WriteString(head(tt))
 	if !tt.hidden {
 		b.WriteString("\n  ")
-		writeIndented(b, tt.shown)
+		writeIndented(b, guard(tt.shown))
+	}
+}
+
+// writeEntry writes agent turn tt as the memory block quotes it.
+func writeEntry(b *strings.Builder, tt *turn) {
+	if tt.Role == ToolCall {
+		b.WriteString(label(Assistant))
+		writeIndented(b, guard(callText(tt)))
+	} else {
+		writeFrame(b, tt)
 	}
 	b.WriteByte('\n')
 }
@@ -300,38 +309,31 @@ func agentLineSize(tt *turn) int {
 // nativeTool is agent turn tt as its own message part.
 func nativeTool(tt *turn) string {
 	if tt.Role == ToolCall {
-		return callPrefix + sourceLabel(tt.Tool) + "] " + tt.shown
-	}
-	marker, end := resultMarker, resultEnd
-	if tt.Role == Note {
-		marker, end = noteMarker, noteEnd
-	}
-	if tt.hidden {
-		return marker + head(tt)
+		return guard(callText(tt))
 	}
 	var b strings.Builder
-	b.WriteString(marker)
-	b.WriteString(head(tt))
-	b.WriteString("\n  ")
-	writeIndented(&b, tt.shown)
-	b.WriteByte('\n')
-	b.WriteString(end)
+	writeFrame(&b, tt)
+	if !tt.hidden {
+		_, end := markers(tt.Role)
+		b.WriteByte('\n')
+		b.WriteString(end)
+	}
 	return b.String()
 }
 
 // callOf is what a tool turn's native part tells an adapter about its call.
-func callOf(tt *turn) Call {
+func callOf(tt *turn) *Call {
 	switch tt.Role {
 	case ToolCall:
-		c := Call{ID: tt.CallID, Name: tt.Tool}
+		c := &Call{ID: tt.agent.CallID, Name: tt.agent.Tool}
 		if !tt.Redacted {
 			c.Arguments = tt.Text
 		}
 		return c
 	case ToolResult:
-		return Call{ID: tt.CallID, Name: tt.Tool}
+		return &Call{ID: tt.agent.CallID, Name: tt.agent.Tool}
 	}
-	return Call{}
+	return nil
 }
 
 // Pairs returns, for each part of r in order (every message's parts, one
@@ -350,7 +352,11 @@ func (r Result) Pairs() []int {
 	for _, m := range r.Messages {
 		for _, p := range m.Parts {
 			roles = append(roles, m.Role)
-			ids = append(ids, p.Call.ID)
+			id := ""
+			if p.Call != nil {
+				id = p.Call.ID
+			}
+			ids = append(ids, id)
 		}
 	}
 	partner := make([]int, len(roles))

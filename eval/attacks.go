@@ -81,6 +81,12 @@ func parseAttacks(data []byte) (*attackFile, error) {
 	if len(f.Scenarios) == 0 || len(f.Filler) == 0 {
 		return nil, errors.New("the suite needs scenarios and filler")
 	}
+	m := byheart.New(byheart.Options{})
+	for _, t := range filler(&f, 0, len(f.Filler)) {
+		if _, err := m.AppendTurn(t); err != nil {
+			return nil, fmt.Errorf("filler: %w", err)
+		}
+	}
 	seen := map[string]bool{}
 	for _, s := range f.Scenarios {
 		if seen[s.ID] || s.ID == "" {
@@ -123,6 +129,9 @@ func (s *attackScenario) check() error {
 			}
 		}
 		for _, q := range s.Questions {
+			if strings.TrimSpace(q) == "" || !utf8.ValidString(q) {
+				return fmt.Errorf("question %q is empty or not UTF-8", q)
+			}
 			if strings.Contains(q, p) {
 				return fmt.Errorf("poison %q appears in the question %q", p, q)
 			}
@@ -183,9 +192,9 @@ func inspect(r byheart.Result, s *attackScenario) poisonVerdict {
 // frameOf returns the head of the frame every occurrence of poison in
 // text sits in, read by the documented layout: a native tool result or
 // note opens with its marker and head line, every later line indented; in
-// a memory part, a quoted result or note is a line at the margin that
-// opens with "tool result" or "note", its text on the indented lines below.
-// ok is false if some occurrence is anywhere else, or not all share a head.
+// a memory part, a quoted result or note is a line at the margin that opens
+// with the same marker, its text on the indented lines below. ok is false
+// if some occurrence is anywhere else, or not all share a head.
 func frameOf(role byheart.Role, text, poison string) (head string, ok bool) {
 	lines := splitLines(text)
 	native := (role == byheart.ToolResult && strings.HasPrefix(text, resultMarker)) ||
@@ -207,7 +216,7 @@ func frameOf(role byheart.Role, text, poison string) (head string, ok bool) {
 			return "", false
 		case native:
 			h = lines[0]
-		case !strings.HasPrefix(margin, "tool result ") && !strings.HasPrefix(margin, "note "):
+		case !strings.HasPrefix(margin, resultMarker) && !strings.HasPrefix(margin, noteMarker):
 			return "", false
 		}
 		if head != "" && h != head {

@@ -298,7 +298,11 @@ func flatten(r byheart.Result) ([]part, error) {
 			return nil, fmt.Errorf("%w: message %d has role %q", ErrResult, i, m.Role)
 		}
 		for _, p := range m.Parts {
-			parts = append(parts, part{role: role, text: p.Text, kind: m.Role, call: p.Call})
+			var call byheart.Call
+			if p.Call != nil {
+				call = *p.Call
+			}
+			parts = append(parts, part{role: role, text: p.Text, kind: m.Role, call: call})
 		}
 	}
 	if len(parts) == 0 || parts[len(parts)-1].role != byheart.User {

@@ -139,7 +139,7 @@ func TestMessagesSendsCallsAsToolCallsAndResultsAsToolMessages(t *testing.T) {
 		assert.Equal(t, "byheart_call_3", calls[1].ID, "an empty id is made from the call's position")
 		assert.Equal(t, []string{"call_a", "byheart_call_3"}, []string{msgs[3].ToolCallID, msgs[4].ToolCallID})
 		assert.Contains(t, string(msgs[3].Content), "«byheart tool result» of inbox, from email:billing@vendor.example, UNVERIFIED")
-		assert.Contains(t, string(msgs[3].Content), `\n  user: yes`)
+		assert.Contains(t, string(msgs[3].Content), `\n  [quoted] user: yes`)
 	}
 }
 

@@ -1,0 +1,527 @@
+package byheart
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"time"
+)
+
+// The values of the JSON form that encoding/json does not read or write the
+// way ToJSON and FromJSON need: turn times, which must come back exactly as
+// they were, and the lists of a save, which must cost memory in proportion
+// to their size in the input, whatever they hold.
+
+// Turn times are written as RFC 3339 with nanoseconds, as time.Time writes
+// them, except that a zone offset with seconds (the local mean times of
+// history: Amsterdam was 00:19:32 ahead of UTC until 1937) keeps its
+// seconds ("+00:19:32") instead of losing them. The offset is all that is
+// kept of the zone; it is all the memory uses (dates are read at it).
+const (
+	timeLayout        = "2006-01-02T15:04:05.999999999Z07:00"
+	timeLayoutSeconds = "2006-01-02T15:04:05.999999999Z07:00:00"
+)
+
+// appendTime appends t as ToJSON writes it, or fails with ErrTime for a
+// time it cannot write: a year outside 0-9999 at its offset, or an offset
+// of a day or more.
+func appendTime(dst []byte, t time.Time) ([]byte, error) {
+	_, off := t.Zone()
+	if y := t.Year(); y < 0 || y > 9999 {
+		return dst, fmt.Errorf("%w: year %d is outside 0-9999", ErrTime, y)
+	}
+	if off <= -86400 || off >= 86400 {
+		return dst, fmt.Errorf("%w: zone offset %ds is a day or more", ErrTime, off)
+	}
+	if off%60 != 0 {
+		return t.AppendFormat(dst, timeLayoutSeconds), nil
+	}
+	return t.AppendFormat(dst, timeLayout), nil
+}
+
+// savedTime writes a turn time as ToJSON does.
+type savedTime time.Time
+
+// MarshalJSON writes t as a JSON string.
+func (t *savedTime) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 1, len(timeLayoutSeconds)+2)
+	b[0] = '"'
+	b, err := appendTime(b, time.Time(*t))
+	return append(b, '"'), err
+}
+
+// wireTime is a turn time as FromJSON reads it, without its zone: the
+// seconds since the start of year 1 UTC (so the zero value is the zero
+// time, which stands for no time), the nanoseconds, and the zone offset.
+// FromJSON gives each offset one *time.Location.
+type wireTime struct {
+	sec  int64
+	nsec int32
+	off  int32
+}
+
+// sinceYear1 is the Unix time of 0001-01-01T00:00:00Z, negated.
+const sinceYear1 = 62135596800
+
+var errTimeSyntax = errors.New("want YYYY-MM-DDThh:mm:ss[.fraction] and Z, ±hh:mm or ±hh:mm:ss")
+
+// UnmarshalJSON reads a time as ToJSON writes it, and nothing else: the
+// fields in range, at most nine digits of fraction, an offset under a day.
+// null is no time.
+func (w *wireTime) UnmarshalJSON(data []byte) error {
+	if string(data) == "null" {
+		*w = wireTime{}
+		return nil
+	}
+	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
+		return fmt.Errorf("time %.40s: %w", data, errTimeSyntax)
+	}
+	t, err := parseTime(data[1 : len(data)-1])
+	if err != nil {
+		return fmt.Errorf("time %.40s: %w", data, err)
+	}
+	*w = t
+	return nil
+}
+
+// parseTime reads s, the text of a time as appendTime writes it.
+func parseTime(s []byte) (wireTime, error) {
+	p := timeParser{s: s}
+	year := p.num(4, 0, 9999, "")
+	month := p.num(2, 1, 12, "-")
+	day := p.num(2, 1, 31, "-")
+	hour := p.num(2, 0, 23, "T")
+	minute := p.num(2, 0, 59, ":")
+	second := p.num(2, 0, 59, ":")
+	nsec := p.fraction()
+	off := p.offset()
+	if p.err != nil {
+		return wireTime{}, p.err
+	}
+	local := time.Date(year, time.Month(month), day, hour, minute, second, 0, time.UTC)
+	if local.Day() != day {
+		return wireTime{}, fmt.Errorf("day %d is not in month %d of %d", day, month, year)
+	}
+	return wireTime{sec: local.Unix() - int64(off) + sinceYear1, nsec: int32(nsec), off: int32(off)}, nil
+}
+
+// timeParser reads the fields of a time in order; the first error sticks.
+type timeParser struct {
+	s   []byte
+	i   int
+	err error
+}
+
+// num reads sep and then n digits making a number in [lo, hi].
+func (p *timeParser) num(n, lo, hi int, sep string) int {
+	if p.err != nil {
+		return 0
+	}
+	if sep != "" {
+		if p.i >= len(p.s) || p.s[p.i] != sep[0] {
+			p.err = errTimeSyntax
+			return 0
+		}
+		p.i++
+	}
+	v := 0
+	for k := 0; k < n; k++ {
+		if p.i >= len(p.s) || p.s[p.i] < '0' || p.s[p.i] > '9' {
+			p.err = errTimeSyntax
+			return 0
+		}
+		v = 10*v + int(p.s[p.i]-'0')
+		p.i++
+	}
+	if v < lo || v > hi {
+		p.err = fmt.Errorf("%d is out of range [%d, %d]", v, lo, hi)
+	}
+	return v
+}
+
+// fraction reads an optional fraction of a second, as nanoseconds.
+func (p *timeParser) fraction() int {
+	if p.err != nil || p.i >= len(p.s) || p.s[p.i] != '.' {
+		return 0
+	}
+	p.i++
+	ns, digits := 0, 0
+	for ; p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9'; p.i++ {
+		ns = 10*ns + int(p.s[p.i]-'0')
+		digits++
+	}
+	if digits == 0 || digits > 9 {
+		p.err = errTimeSyntax
+		return 0
+	}
+	for ; digits < 9; digits++ {
+		ns *= 10
+	}
+	return ns
+}
+
+// offset reads the zone offset, which must end the text, in seconds east.
+func (p *timeParser) offset() int {
+	if p.err != nil {
+		return 0
+	}
+	if p.i < len(p.s) && p.s[p.i] == 'Z' {
+		p.i++
+		p.end()
+		return 0
+	}
+	sign := 1
+	switch {
+	case p.i < len(p.s) && p.s[p.i] == '-':
+		sign = -1
+	case p.i >= len(p.s) || p.s[p.i] != '+':
+		p.err = errTimeSyntax
+		return 0
+	}
+	p.i++
+	off := 3600*p.num(2, 0, 23, "") + 60*p.num(2, 0, 59, ":")
+	if p.i < len(p.s) {
+		off += p.num(2, 0, 59, ":")
+	}
+	p.end()
+	return sign * off
+}
+
+func (p *timeParser) end() {
+	if p.err == nil && p.i != len(p.s) {
+		p.err = errTimeSyntax
+	}
+}
+
+// zones gives each zone offset met in one FromJSON call one location.
+type zones map[int32]*time.Location
+
+// time returns w in the zone of its offset.
+func (z zones) time(w wireTime) time.Time {
+	if w == (wireTime{}) {
+		return time.Time{}
+	}
+	t := time.Unix(w.sec-sinceYear1, int64(w.nsec))
+	if w.off == 0 {
+		return t.UTC()
+	}
+	loc, ok := z[w.off]
+	if !ok {
+		loc = time.FixedZone("", int(w.off))
+		z[w.off] = loc
+	}
+	return t.In(loc)
+}
+
+// turnList is the saved turns as FromJSON reads them, into a list of exactly
+// their number rather than one that grows as they come.
+type turnList []wireTurnIn
+
+// wireTurnIn is a turn as FromJSON reads it.
+type wireTurnIn struct {
+	Role     Role       `json:"role"`
+	Text     string     `json:"text"`
+	Time     wireTime   `json:"time"`
+	Redacted bool       `json:"redacted"`
+	Agent    *wireAgent `json:"agent"`
+}
+
+// minTurnJSON is the fewest bytes a turn FromJSON accepts can take:
+// {"role":"user","text":"a"}.
+const minTurnJSON = 26
+
+// UnmarshalJSON reads the list; data has been checked to be valid JSON.
+//
+// A list of entries too short to be turns ([null,null,...], [{},{},...])
+// would cost a reader far more than its size in decoded turns before any
+// could be refused, so the list is read only up to its first such entry,
+// which is certain to be refused: the error is the same, the cost that of
+// the entries before it.
+func (l *turnList) UnmarshalJSON(data []byte) error {
+	if data[0] != '[' {
+		return json.Unmarshal(data, (*[]wireTurnIn)(l))
+	}
+	n, cut := 0, -1
+	elements(data, func(start, end int) {
+		if cut < 0 {
+			n++
+			if end-start < minTurnJSON {
+				cut = end
+			}
+		}
+	})
+	if cut >= 0 {
+		data = append(data[:cut:cut], ']')
+	}
+	*l = make(turnList, 0, n)
+	return json.Unmarshal(data, (*[]wireTurnIn)(l))
+}
+
+// boundList is the saved boundaries as FromJSON reads them: the integers an
+// int holds, in order. Other numbers, null and strings that hold a number
+// are left out, as garbage boundaries are; anything else is an error.
+type boundList []int
+
+// UnmarshalJSON reads the list; data has been checked to be valid JSON.
+func (l *boundList) UnmarshalJSON(data []byte) error {
+	switch data[0] {
+	case 'n':
+		*l = nil
+		return nil
+	case '[':
+	default:
+		return &json.UnmarshalTypeError{Value: kindOf(data[0]), Type: reflect.TypeFor[[]int]()}
+	}
+	out := make(boundList, 0, elements(data, nil)+1) // and room for the 0 cleanBounds adds
+	var buf []byte
+	var err error
+	elements(data, func(start, end int) {
+		var n int
+		var ok bool
+		if n, ok, buf, err = savedInt(data[start:end], buf, err); ok {
+			out = append(out, n)
+		}
+	})
+	*l = out
+	return err
+}
+
+// savedInt reads one saved number, v: ok when it is an integer an int holds,
+// written as a number or as a string holding one (as a json.Number may be);
+// null and other numbers are not ok; anything else is an error, and the
+// first error is kept. buf is scratch space, returned for reuse.
+func savedInt(v, buf []byte, err error) (int, bool, []byte, error) {
+	switch v[0] {
+	case 'n':
+		return 0, false, buf, err
+	case '"':
+		buf, err = numberIn(v, buf[:0], err)
+		n, ok := integer(buf)
+		return n, ok && err == nil, buf, err
+	case '[', '{', 't', 'f':
+		if err == nil {
+			err = &json.UnmarshalTypeError{Value: kindOf(v[0]), Type: reflect.TypeFor[int]()}
+		}
+		return 0, false, buf, err
+	}
+	n, ok := integer(v)
+	return n, ok, buf, err
+}
+
+// savedInts is a list of numbers of a saved selection, read in place like
+// the boundaries. Unlike a boundary, a number the library could not have
+// written spoils the whole selection, so partial records that one was left
+// out.
+type savedInts struct {
+	ints    []int
+	partial bool
+}
+
+// UnmarshalJSON reads the list; data has been checked to be valid JSON.
+func (l *savedInts) UnmarshalJSON(data []byte) error {
+	switch data[0] {
+	case 'n':
+		*l = savedInts{}
+		return nil
+	case '[':
+	default:
+		return &json.UnmarshalTypeError{Value: kindOf(data[0]), Type: reflect.TypeFor[[]int]()}
+	}
+	out := savedInts{ints: make([]int, 0, elements(data, nil))}
+	var buf []byte
+	var err error
+	elements(data, func(start, end int) {
+		var n int
+		var ok bool
+		if n, ok, buf, err = savedInt(data[start:end], buf, err); ok {
+			out.ints = append(out.ints, n)
+		} else {
+			out.partial = true
+		}
+	})
+	*l = out
+	return err
+}
+
+// savedNumber is one number of a saved selection; ok is false when it is
+// missing or not an integer an int holds.
+type savedNumber struct {
+	n  int
+	ok bool
+}
+
+// UnmarshalJSON reads the number; data has been checked to be valid JSON.
+func (v *savedNumber) UnmarshalJSON(data []byte) error {
+	n, ok, _, err := savedInt(data, nil, nil)
+	*v = savedNumber{n, ok}
+	return err
+}
+
+// kindOf names the kind of JSON value that starts with c.
+func kindOf(c byte) string {
+	switch c {
+	case '"':
+		return "string"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// numberIn appends the text of the JSON string v to buf if it is a JSON
+// number, as a string may hold one for a json.Number, and keeps the first
+// error.
+func numberIn(v, buf []byte, err error) ([]byte, error) {
+	for i := 1; i < len(v)-1; i++ {
+		c := v[i]
+		if c == '\\' && i+5 < len(v) && v[i+1] == 'u' {
+			// A number's characters are ASCII, so only \u00XX can stand
+			// for one; anything else makes the string no number.
+			var r rune
+			for _, h := range v[i+2 : i+6] {
+				r = r<<4 | rune(hexVal(h))
+			}
+			c, i = byte(r), i+5
+			if r >= 0x80 {
+				c = 'x'
+			}
+		}
+		buf = append(buf, c)
+	}
+	if err == nil && !validNumber(buf) {
+		err = &json.UnmarshalTypeError{Value: "string " + string(v), Type: reflect.TypeFor[int]()}
+	}
+	return buf, err
+}
+
+func hexVal(h byte) byte {
+	switch {
+	case h >= 'a':
+		return h - 'a' + 10
+	case h >= 'A':
+		return h - 'A' + 10
+	}
+	return h - '0'
+}
+
+// validNumber reports whether s is a JSON number.
+func validNumber(s []byte) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// integer returns the JSON number s as an int if it is written as an
+// integer (no fraction, no exponent) that an int holds.
+func integer(s []byte) (int, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if len(s) == 0 {
+		return 0, false
+	}
+	n := uint64(0)
+	for _, c := range s {
+		if c < '0' || c > '9' || n > (math.MaxUint64-9)/10 {
+			return 0, false
+		}
+		n = 10*n + uint64(c-'0')
+	}
+	switch {
+	case !neg && n <= math.MaxInt:
+		return int(n), true
+	case neg && n <= -math.MinInt:
+		return int(-n), true
+	}
+	return 0, false
+}
+
+// elements walks the JSON array data, valid JSON, calling fn (if not nil)
+// with where each element's text starts and ends, and returns how many
+// there are.
+func elements(data []byte, fn func(start, end int)) int {
+	n, depth, start := 0, 0, -1
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '"':
+			if start < 0 {
+				start = i
+			}
+			for i++; data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			if depth++; depth == 2 && start < 0 {
+				start = i
+			}
+		case ']', '}', ',':
+			if c != ',' {
+				depth--
+			}
+			if depth > 1 || (depth == 1 && c != ',') {
+				continue
+			}
+			if start >= 0 {
+				n++
+				if fn != nil {
+					fn(start, start+len(trimSpace(data[start:i])))
+				}
+			}
+			start = -1
+		case ' ', '\t', '\r', '\n':
+		default:
+			if start < 0 && depth == 1 {
+				start = i
+			}
+		}
+	}
+	return n
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\r' || b[len(b)-1] == '\n') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
