@@ -82,13 +82,21 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	for i, s := range m.str {
 		w.Bounds[i] = s.start
 	}
-	if sel := m.sel; sel != nil {
-		w.Selection = &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto}
-		for _, r := range sel.recalls {
-			w.Selection.Recalls = append(w.Selection.Recalls, wireRecall{At: r.at, Keys: r.keys, Ends: r.ends})
-		}
-	}
+	w.Selection = m.keptWire()
 	return json.Marshal(w)
+}
+
+// keptWire is the kept selection as ToJSON writes it; nil when there is none.
+func (m *Memory) keptWire() *wireKept {
+	sel := m.sel
+	if sel == nil {
+		return nil
+	}
+	w := &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto}
+	for _, r := range sel.recalls {
+		w.Recalls = append(w.Recalls, wireRecall{At: r.at, Keys: r.keys, Ends: r.ends})
+	}
+	return w
 }
 
 // FromJSON restores a Memory written by ToJSON, configured by opts. Turns
@@ -155,13 +163,20 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: selection: %w", ErrFormat, err)
 	}
+	m.restoreKept(s)
+	return m, nil
+}
+
+// restoreKept makes a saved selection the kept one if it is one the library
+// could have made, and otherwise drops it: the next Compose rebuilds.
+func (m *Memory) restoreKept(s *wireKept) {
+	m.sel = nil
 	if s != nil && m.validKept(s) {
 		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto}
 		for _, r := range s.Recalls {
 			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, recallHeader)})
 		}
 	}
-	return m, nil
 }
 
 // orEmpty writes an empty list as [] rather than null, so a memory and its
@@ -291,4 +306,163 @@ func (m *Memory) validKept(s *wireKept) bool {
 		}
 	}
 	return true
+}
+
+// Changes is what a Memory holds past a point at which a store saved it:
+// the turns from From on, the stretch starts after the last one saved, and
+// the kept selection. A store that keeps a conversation as rows saves them
+// with Since at the cost of the new turns, not of the whole history, and
+// brings a copy up to date with Apply; Restore builds a Memory from the
+// changes since the start. Changes marshal to JSON as they are.
+type Changes struct {
+	// From is the index of Turns[0]: the turns the point holds.
+	From int `json:"from"`
+	// Turns are the turns from From on, redacted ones as placeholders.
+	Turns []Turn `json:"turns"`
+	// Bounds are the stretch starts after the point's last one, ascending.
+	// Only the open stretch grows or splits, so they are never earlier
+	// than that one.
+	Bounds []int `json:"bounds,omitempty"`
+	// Kept is the kept selection in the form ToJSON writes it, or nil when
+	// the memory keeps none. It names turns by index and stays small: its
+	// size follows the budget, not the history.
+	Kept json.RawMessage `json:"kept,omitempty"`
+}
+
+// Since returns what m holds past the point at which it held turns turns
+// and bound was its last stretch start (0 and 0 for all of it). It fails
+// with ErrIndex when turns is outside the conversation.
+func (m *Memory) Since(turns, bound int) (Changes, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if turns < 0 || turns > len(m.turns) {
+		return Changes{}, fmt.Errorf("%w: changes from turn %d of %d", ErrIndex, turns, len(m.turns))
+	}
+	c := Changes{From: turns, Turns: make([]Turn, len(m.turns)-turns)}
+	for i := range c.Turns {
+		c.Turns[i] = m.turns[turns+i].public()
+	}
+	first, _ := slices.BinarySearchFunc(m.str, bound+1, func(s stretch, b int) int { return s.start - b })
+	for _, s := range m.str[first:] {
+		c.Bounds = append(c.Bounds, s.start)
+	}
+	if w := m.keptWire(); w != nil {
+		kept, err := json.Marshal(w)
+		if err != nil {
+			return Changes{}, err
+		}
+		c.Kept = kept
+	}
+	return c, nil
+}
+
+// Apply brings m up to date with changes another copy of the conversation
+// made, as its Since returned them: it appends the turns, cuts the stretch
+// open here at the new stretch starts and adopts the kept selection, so m
+// composes as that copy does. The turns are checked as FromJSON checks
+// them, a Redacted turn standing for its placeholder whatever its text; a
+// From other than m.Len() is ErrIndex, and a turn that does not pass wraps
+// ErrFormat; on error m is unchanged. Stretch starts that cannot be one
+// here and a kept selection that does not match are dropped, as FromJSON
+// drops them. Apply costs what appending the new turns costs.
+func (m *Memory) Apply(c Changes) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n, total := len(m.turns), m.total
+	if c.From != n {
+		return fmt.Errorf("%w: changes from turn %d to a memory of %d", ErrIndex, c.From, n)
+	}
+	for i, t := range c.Turns {
+		x, err := m.acceptStored(t)
+		if err != nil {
+			m.turns, m.total = m.turns[:n], total
+			return fmt.Errorf("%w: turn %d: %w", ErrFormat, n+i, err)
+		}
+		m.turns = append(m.turns, x)
+		m.total += x.native
+	}
+	if len(c.Turns) > 0 || len(c.Bounds) > 0 {
+		m.extend(c.Bounds)
+	}
+	// A store's selection is derived state like a save's, but one it cannot
+	// read is dropped rather than refused: the turns are what it must not lose.
+	var s *wireKept
+	var in *wireKeptIn
+	if len(c.Kept) > 0 && json.Unmarshal(c.Kept, &in) == nil {
+		if k, err := in.read(len(m.turns)); err == nil {
+			s = k
+		}
+	}
+	m.restoreKept(s)
+	return nil
+}
+
+// Restore builds a Memory, configured by opts, from the changes since the
+// start (From 0) that a store kept, as Apply takes them.
+func Restore(c Changes, opts Options) (*Memory, error) {
+	m := New(opts)
+	m.turns = make([]turn, 0, len(c.Turns))
+	if err := m.Apply(c); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// acceptStored checks a turn read back from a store, as AppendTurn checks a
+// new one, and returns it as the next turn. m is locked.
+func (m *Memory) acceptStored(t Turn) (turn, error) {
+	redacted := t.Redacted
+	if redacted {
+		t.Text, t.Source, t.Redacted = redactedText, Source{}, false
+	}
+	if err := checkTurn(t.Role, t.Text); err != nil {
+		return turn{}, err
+	}
+	if err := checkFields(t); err != nil {
+		return turn{}, err
+	}
+	if !t.Time.IsZero() {
+		var buf [len(timeLayoutSeconds)]byte
+		if _, err := appendTime(buf[:0], t.Time); err != nil {
+			return turn{}, err
+		}
+	}
+	t.Redacted = redacted
+	return m.accept(t)
+}
+
+// extend re-cuts the turns from the open stretch's start on at the given
+// stretch starts, in any order, after turns were appended without
+// stretching them: the stretches before the open one keep their index slots.
+func (m *Memory) extend(bounds []int) {
+	if len(m.turns) == 0 {
+		return
+	}
+	from := 0
+	if last := len(m.str) - 1; last >= 0 {
+		from = m.str[last].start
+		m.str = m.str[:last]
+		m.sizes.changed(last)
+	}
+	starts := []int{from}
+	for _, b := range slices.Sorted(slices.Values(bounds)) {
+		if b > starts[len(starts)-1] && b < len(m.turns) && m.splittable(b) {
+			starts = append(starts, b)
+		}
+	}
+	m.ix.resetOpen()
+	for i, a := range starts {
+		b := len(m.turns)
+		if i+1 < len(starts) {
+			b = starts[i+1]
+		}
+		st := stretch{start: a, size: m.sizeOf(a, b), slot: -1}
+		if i+1 < len(starts) {
+			st.slot = m.ix.acquire(m.ix.key(m.pieces(a, b, a)), int32(len(m.str)), m.pieces(a, b, a))
+		} else {
+			m.pieces(a, b, a)(m.ix.addOpen)
+			m.open = m.runes(a, b)
+		}
+		m.str = append(m.str, st)
+	}
 }

@@ -683,6 +683,269 @@ func FuzzFromJSON(f *testing.F) {
 	})
 }
 
+// ── changes: Since, Apply and Restore, as a store of rows uses them ────
+
+// rowStore keeps a conversation as a store of rows does: turns appended,
+// stretch starts added, the kept selection replaced.
+type rowStore struct {
+	turns  []Turn
+	bounds []int
+	kept   json.RawMessage
+}
+
+func (s *rowStore) save(c Changes) {
+	s.turns = append(s.turns[:c.From], c.Turns...)
+	s.bounds = append(s.bounds, c.Bounds...)
+	s.kept = c.Kept
+}
+
+func (s *rowStore) all() Changes {
+	return Changes{Turns: s.turns, Bounds: s.bounds, Kept: s.kept}
+}
+
+// lastBound is the last stretch start of m, as a store tracks it.
+func lastBound(m *Memory) int {
+	b := m.Bounds()
+	if len(b) == 0 {
+		return 0
+	}
+	return b[len(b)-1]
+}
+
+func TestChangesSavedInStepsRestoreAndCatchUpAsToJSONDoes(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []Options{
+		{Budget: 3000},
+		{Budget: 3000, Stability: -1},
+		{Budget: 3000, Boundaries: func(tail []Turn) []int {
+			if len(tail) > 3 {
+				return []int{len(tail) / 2}
+			}
+			return nil
+		}},
+	} {
+		t.Run(fmt.Sprint(opts.Stability, opts.Boundaries != nil), func(t *testing.T) {
+			t.Parallel()
+			m := New(opts)
+			var db rowStore
+			saved, bound := 0, 0
+			replica := New(Options{Budget: opts.Budget, Stability: opts.Stability,
+				Boundaries: func([]Turn) []int { panic("Apply cut stretches with the hook rather than the saved starts") }})
+			for i, turn := range chat(21, 400) {
+				mustAppendAt(t, m, turn.Role, turn.Text, turn.Time)
+				if i%7 == 3 {
+					compose(t, m, turn.Text)
+				}
+				if i == 150 {
+					require.NoError(t, m.Redact(40))
+					saved, bound = 0, 0 // a redaction rewrites history: save it whole
+					db = rowStore{}
+					replica = New(Options{Budget: opts.Budget, Stability: opts.Stability})
+				}
+				if i%11 == 0 {
+					c, err := m.Since(saved, bound)
+					require.NoError(t, err)
+					db.save(c)
+					require.NoError(t, replica.Apply(c))
+					saved, bound = m.Len(), lastBound(m)
+				}
+			}
+			c, err := m.Since(saved, bound)
+			require.NoError(t, err)
+			db.save(c)
+			require.NoError(t, replica.Apply(c))
+
+			restored, err := Restore(db.all(), opts)
+			require.NoError(t, err)
+			want := mustJSON(t, m)
+			assert.Equal(t, want, mustJSON(t, restored), "restored from rows")
+			assert.Equal(t, want, mustJSON(t, replica), "caught up step by step")
+			for _, q := range chat(22, 4) {
+				r := compose(t, m, q.Text)
+				assert.Equal(t, r, compose(t, restored, q.Text))
+				assert.Equal(t, r, compose(t, replica, q.Text))
+			}
+		})
+	}
+}
+
+func TestSinceReturnsOnlyWhatFollowsThePoint(t *testing.T) {
+	t.Parallel()
+	m := New(Options{Budget: 2000})
+	fillTurns(m, chat(5, 200))
+	bounds := m.Bounds()
+	require.Greater(t, len(bounds), 3)
+	at := bounds[len(bounds)-2]
+	c, err := m.Since(at+1, at)
+	require.NoError(t, err)
+	assert.Equal(t, at+1, c.From)
+	assert.Len(t, c.Turns, m.Len()-at-1)
+	assert.Equal(t, bounds[len(bounds)-1:], c.Bounds)
+	assert.Nil(t, c.Kept, "no selection is kept before the first Compose over the budget")
+
+	compose(t, m, "anything at all")
+	c, err = m.Since(m.Len(), lastBound(m))
+	require.NoError(t, err)
+	assert.Empty(t, c.Turns)
+	assert.Empty(t, c.Bounds)
+	assert.NotEmpty(t, c.Kept)
+
+	for _, from := range []int{-1, m.Len() + 1} {
+		_, err := m.Since(from, 0)
+		assert.ErrorIs(t, err, ErrIndex, "from %d", from)
+	}
+}
+
+func TestApplyRefusesWhatDoesNotFitAndChangesNothing(t *testing.T) {
+	t.Parallel()
+	call := Turn{Role: ToolCall, Tool: "search", CallID: "c1", Text: "{}"}
+	tests := []struct {
+		name  string
+		from  int
+		turns []Turn
+		want  error
+	}{
+		{"changes from an earlier point", 3, []Turn{{Role: User, Text: "hi"}}, ErrIndex},
+		{"changes from a later point", 5, []Turn{{Role: User, Text: "hi"}}, ErrIndex},
+		{"a role no turn has", 4, []Turn{{Role: "system", Text: "obey"}}, ErrRole},
+		{"empty text", 4, []Turn{{Role: User}}, ErrEmpty},
+		{"text that is not UTF-8", 4, []Turn{{Role: User, Text: "a\xffb"}}, ErrUTF8},
+		{"a result no call waits for", 4, []Turn{{Role: ToolResult, CallID: "zz", Text: "x"}}, ErrNoCall},
+		{"a bad turn after good ones", 4, []Turn{{Role: User, Text: "fine"}, call, {Role: User}}, ErrEmpty},
+		{"a time ToJSON cannot write", 4, []Turn{{Role: User, Text: "x",
+			Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}}, ErrTime},
+		{"a source on a user turn", 4, []Turn{{Role: User, Text: "x", Source: Source{Name: "web"}}}, ErrTool},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := New(Options{Budget: 2000})
+			fillTurns(m, chat(3, 4))
+			before := mustJSON(t, m)
+			err := m.Apply(Changes{From: tc.from, Turns: tc.turns, Bounds: []int{5}})
+			require.ErrorIs(t, err, tc.want)
+			if tc.want != ErrIndex {
+				assert.ErrorIs(t, err, ErrFormat)
+			}
+			assert.Equal(t, before, mustJSON(t, m))
+			mustAppend(t, m, User, "the memory still takes turns")
+		})
+	}
+}
+
+func TestApplyDropsStartsAndSelectionsItCannotUse(t *testing.T) {
+	t.Parallel()
+	m := New(Options{Budget: 2000})
+	fillTurns(m, chat(8, 60))
+	want := mustJSON(t, m)
+	c, err := m.Since(0, 0)
+	require.NoError(t, err)
+	good := c.Bounds
+	for _, tc := range []struct {
+		name   string
+		bounds []int
+		kept   string
+	}{
+		{"starts out of range, repeated and unsorted", append([]int{-3, 0, 1 << 40, good[1]}, good...), ""},
+		{"a selection that is not JSON", good, `{"keys":`},
+		{"a selection naming turns that do not exist", good, `{"keys":[0],"ends":[999],"upto":999}`},
+		{"a selection of the wrong shape", good, `[1,2,3]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := Restore(Changes{Turns: c.Turns, Bounds: tc.bounds, Kept: json.RawMessage(tc.kept)}, Options{Budget: 2000})
+			require.NoError(t, err)
+			assert.Equal(t, want, mustJSON(t, r))
+		})
+	}
+}
+
+func TestApplyTakesARedactedTurnAsItsPlaceholder(t *testing.T) {
+	t.Parallel()
+	m, err := Restore(Changes{Turns: []Turn{
+		{Role: User, Text: "my card is 4111 1111 1111 1111", Redacted: true},
+		{Role: Note, Redacted: true, Source: Source{Name: "upload:scan.pdf"}},
+		{Role: Assistant, Text: "ok"},
+	}}, Options{})
+	require.NoError(t, err)
+	for i := range 2 {
+		turn, err := m.Turn(i)
+		require.NoError(t, err)
+		assert.True(t, turn.Redacted)
+		assert.Equal(t, redactedText, turn.Text)
+		assert.Zero(t, turn.Source)
+	}
+	assert.NotContains(t, mustJSON(t, m), "4111")
+}
+
+// FuzzApply feeds Restore changes decoded from arbitrary JSON, as a store
+// would hand over rows someone tampered with: an error or a memory that
+// composes, never a panic.
+func FuzzApply(f *testing.F) {
+	m := New(Options{Budget: 800})
+	fillTurns(m, chat(4, 30))
+	compose(f, m, "whatever")
+	c, err := m.Since(0, 0)
+	require.NoError(f, err)
+	seed, err := json.Marshal(c)
+	require.NoError(f, err)
+	f.Add(seed)
+	f.Add([]byte(`{"turns":[{"Role":"tool_result","Text":"x"}],"bounds":[0,0,-1]}`))
+	f.Add([]byte(`{"turns":[{"Role":"user","Text":"a"},{"Role":"user","Text":"b"}],"bounds":[1],"kept":{"keys":[0],"ends":[1],"upto":1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c Changes
+		if json.Unmarshal(data, &c) != nil {
+			return
+		}
+		c.From = 0
+		m, err := Restore(c, Options{Budget: 800})
+		if err != nil {
+			require.ErrorIs(t, err, ErrFormat)
+			return
+		}
+		_, err = m.Compose(context.Background(), "what now")
+		require.NoError(t, err)
+	})
+}
+
+// BenchmarkLoad compares three ways a stateless server can rebuild a
+// memory of n turns: FromJSON of the whole-memory blob; Restore from the
+// turns, stretch starts and kept selection a store of rows keeps (the index
+// rebuilt from the turns); and replaying every turn through AppendTurn,
+// which recomputes the stretch starts too.
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range []int{600, 10_000} {
+		m := restore(b, snapshot(b, n))
+		data, err := m.ToJSON()
+		require.NoError(b, err)
+		c, err := m.Since(0, 0)
+		require.NoError(b, err)
+		b.Run(fmt.Sprintf("from=json/turns=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				restore(b, data)
+			}
+		})
+		b.Run(fmt.Sprintf("from=rows/turns=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				if _, err := Restore(c, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("from=replay/turns=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				r := New(Options{})
+				for _, t := range c.Turns {
+					if _, err := r.AppendTurn(t); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
 // ── exact round trips ─────────────────────────────────────────────────
 
 // randomZone is a zone a conversation may be held in: a real one (some with

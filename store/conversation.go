@@ -1,0 +1,189 @@
+package store
+
+import (
+	"bytes"
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/byheart/byheart"
+)
+
+// Conversation is a Memory bound to its place in a Store: load it with
+// Open, append to and compose with its Memory as usual, and Save what it
+// gained. A Conversation is one request's copy: use it from one goroutine
+// at a time.
+type Conversation struct {
+	// Memory is the conversation's memory. Open and Refresh may replace
+	// it, so read the field rather than keeping the pointer.
+	Memory *byheart.Memory
+	st     Store
+	scope  Scope
+	opts   byheart.Options
+	at     Position
+	kept   []byte // the kept selection as stored at `at`
+}
+
+// Open loads the conversation at scope whole, configured by opts. A
+// conversation not stored yet opens empty and is created by its first Save.
+func Open(ctx context.Context, st Store, scope Scope, opts byheart.Options) (*Conversation, error) {
+	c := &Conversation{st: st, scope: scope, opts: opts}
+	rec, err := st.Load(ctx, scope, Position{})
+	if errors.Is(err, ErrNotFound) {
+		c.Memory = byheart.New(opts)
+		return c, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if c.Memory, err = byheart.Restore(rec.Changes, opts); err != nil {
+		return nil, Op("open", scope, err)
+	}
+	c.at, c.kept = rec.At, rec.Changes.Kept
+	return c, nil
+}
+
+// Scope returns the conversation's scope.
+func (c *Conversation) Scope() Scope { return c.scope }
+
+// At returns the stored position the copy was loaded or last saved at.
+func (c *Conversation) At() Position { return c.at }
+
+// Unsaved reports whether the Memory holds turns not yet saved.
+func (c *Conversation) Unsaved() bool { return c.Memory.Len() != c.at.Turns }
+
+// Save writes what the Memory gained since it was loaded or last saved:
+// its new turns and stretch starts, and its kept selection, so that the
+// next request extends the same cached prefix. When another writer saved
+// first it fails with ErrConflict and writes nothing; Open the
+// conversation again and redo the request's appends.
+func (c *Conversation) Save(ctx context.Context) error {
+	changes, err := c.Memory.Since(c.at.Turns, c.at.Bound)
+	if err != nil {
+		return Op("save", c.scope, err)
+	}
+	if c.at.Version != 0 && len(changes.Turns) == 0 && len(changes.Bounds) == 0 && bytes.Equal(changes.Kept, c.kept) {
+		return nil // nothing to write
+	}
+	at, err := c.st.Save(ctx, c.scope, c.at, changes)
+	if err != nil {
+		return err
+	}
+	c.at, c.kept = at, changes.Kept
+	return nil
+}
+
+// Refresh brings the copy up to date with what other writers saved,
+// reading only the turns they added, or the whole conversation when its
+// history was rewritten by a redaction. A copy with unsaved turns cannot
+// take others' turns after its own: that is ErrConflict.
+func (c *Conversation) Refresh(ctx context.Context) error {
+	rec, err := c.st.Load(ctx, c.scope, c.at)
+	if err != nil {
+		return err
+	}
+	if rec.At.Version == c.at.Version && rec.At.Epoch == c.at.Epoch {
+		return nil
+	}
+	if c.Unsaved() {
+		return Op("refresh", c.scope, fmt.Errorf("%w: the copy holds unsaved turns", ErrConflict))
+	}
+	if rec.Whole() {
+		m, err := byheart.Restore(rec.Changes, c.opts)
+		if err != nil {
+			return Op("refresh", c.scope, err)
+		}
+		c.Memory = m
+	} else if err := c.Memory.Apply(rec.Changes); err != nil {
+		return Op("refresh", c.scope, err)
+	}
+	c.at, c.kept = rec.At, rec.Changes.Kept
+	return nil
+}
+
+// Redact redacts turn i in the store, erasing its text there (see
+// Store.Redact), and in the Memory. A turn not saved yet is redacted in
+// the Memory alone, and saved as its placeholder.
+func (c *Conversation) Redact(ctx context.Context, i int) error {
+	if i < c.at.Turns {
+		at, err := c.st.Redact(ctx, c.scope, i)
+		if err != nil {
+			return err
+		}
+		if at.Version == c.at.Version+1 {
+			c.at, c.kept = at, nil // nobody else wrote in between: the copy is current
+		}
+	}
+	return c.Memory.Redact(i)
+}
+
+// Cache keeps a server's recent conversations in memory, so that a request
+// for one reads only what other servers added since, usually nothing but
+// its row, instead of loading and indexing its whole history.
+type Cache struct {
+	st   Store
+	opts byheart.Options
+	size int
+
+	mu    sync.Mutex
+	lru   list.List // of *Conversation, most recent first
+	byKey map[Scope]*list.Element
+}
+
+// NewCache returns a cache of at most size conversations of st, opened
+// with opts.
+func NewCache(st Store, opts byheart.Options, size int) *Cache {
+	return &Cache{st: st, opts: opts, size: max(size, 1), byKey: map[Scope]*list.Element{}}
+}
+
+// Open returns the conversation at scope, up to date with the store: the
+// cached copy, refreshed, or one loaded whole. The caller has it to itself
+// until it hands it back with Done; a second request for the same scope
+// meanwhile gets a copy of its own, and the two save as any two writers do.
+func (c *Cache) Open(ctx context.Context, scope Scope) (*Conversation, error) {
+	if err := scope.Check(); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	e := c.byKey[scope]
+	if e != nil {
+		c.lru.Remove(e)
+		delete(c.byKey, scope)
+	}
+	c.mu.Unlock()
+	if e != nil {
+		conv := e.Value.(*Conversation)
+		err := conv.Refresh(ctx)
+		if err == nil {
+			return conv, nil
+		}
+		if !errors.Is(err, ErrNotFound) && !errors.Is(err, byheart.ErrFormat) && !errors.Is(err, byheart.ErrIndex) {
+			return nil, err
+		}
+	}
+	return Open(ctx, c.st, scope, c.opts)
+}
+
+// Done hands a conversation back after its request. A copy with unsaved
+// turns is dropped, and so is one older than the copy already cached.
+func (c *Cache) Done(conv *Conversation) {
+	if conv.Unsaved() || conv.at.Version == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.byKey[conv.scope]; e != nil {
+		if e.Value.(*Conversation).at.Version >= conv.at.Version {
+			return
+		}
+		c.lru.Remove(e)
+	}
+	c.byKey[conv.scope] = c.lru.PushFront(conv)
+	for c.lru.Len() > c.size {
+		old := c.lru.Back()
+		delete(c.byKey, old.Value.(*Conversation).scope)
+		c.lru.Remove(old)
+	}
+}

@@ -1,0 +1,14 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/byheart/byheart/store/storetest"
+)
+
+// BenchmarkStore runs the store benchmarks (see storetest.Benchmark) on
+// the server BYHEART_POSTGRES_URL names, in a schema of its own.
+func BenchmarkStore(b *testing.B) {
+	serverURL(b)
+	storetest.Benchmark(b, newStore)
+}

@@ -1,0 +1,286 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/store"
+	"github.com/byheart/byheart/store/storetest"
+)
+
+// TestMain lets the test binary run as a child process of a test: a writer
+// that another process kills, or one of several concurrent writers.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(childMode); mode != "" {
+		if err := child(mode, os.Getenv(childFile), os.Getenv(childArg)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+const (
+	childMode = "BYHEART_SQLITE_CHILD"
+	childFile = "BYHEART_SQLITE_FILE"
+	childArg  = "BYHEART_SQLITE_ARG"
+)
+
+func openAt(t testing.TB, path string) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func newStore(t testing.TB) store.Store {
+	return openAt(t, filepath.Join(t.TempDir(), "byheart.db"))
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, newStore)
+}
+
+func TestOpenRefusesAPathItCannotPassOn(t *testing.T) {
+	for _, path := range []string{"", "a?mode=ro", "b#frag"} {
+		if _, err := Open(context.Background(), path, Options{}); err == nil {
+			t.Errorf("Open(%q) succeeded", path)
+		}
+	}
+}
+
+var scope = store.Scope{Tenant: "acme", User: "alice", Conversation: "support-1"}
+
+// files returns the bytes of the database file and its write-ahead log.
+func files(t *testing.T, path string) []byte {
+	t.Helper()
+	var all []byte
+	for _, name := range []string{path, path + "-wal", path + "-shm"} {
+		data, err := os.ReadFile(name)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			t.Fatal(err)
+		}
+		all = append(all, data...)
+	}
+	return all
+}
+
+func TestErasureLeavesNoByteOfTheTextInTheFileOrItsLog(t *testing.T) {
+	ctx := context.Background()
+	secret := []byte(storetest.Secret())
+	for _, tc := range []struct {
+		name  string
+		erase func(st *Store) error
+	}{
+		{"Redact", func(st *Store) error {
+			for _, i := range []int{41, 42} {
+				if _, err := st.Redact(ctx, scope, i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"Delete", func(st *Store) error { _, err := st.Delete(ctx, scope); return err }},
+		{"DeleteUser", func(st *Store) error { _, err := st.DeleteUser(ctx, scope.Tenant, scope.User); return err }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "byheart.db")
+			st := openAt(t, path)
+			for _, turns := range [][]byheart.Turn{storetest.Chat(1, 40), storetest.SecretTurns(), storetest.Chat(2, 20)} {
+				c, err := store.Open(ctx, st, scope, byheart.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, turn := range turns {
+					if _, err := c.Memory.AppendTurn(turn); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := c.Save(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Contains(files(t, path), secret) {
+				t.Fatal("the text is not in the file or its log before the erasure: the search would find nothing anyway")
+			}
+			if err := tc.erase(st); err != nil {
+				t.Fatal(err)
+			}
+			if i := bytes.Index(files(t, path), secret); i >= 0 {
+				t.Errorf("the erased text is still at byte %d of the file and its log", i)
+			}
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(files(t, path), secret) {
+				t.Error("the erased text is back after closing the store")
+			}
+		})
+	}
+}
+
+// TestSeparateProcessesAppendExactlyOnce runs writers in processes of
+// their own on one file: every turn lands once, each writer's in order.
+func TestSeparateProcessesAppendExactlyOnce(t *testing.T) {
+	const writers, each = 3, 10
+	path := filepath.Join(t.TempDir(), "byheart.db")
+	openAt(t, path).Close()
+	var cmds []*exec.Cmd
+	for w := range writers {
+		cmd := childCommand(t, "writer", path, strconv.Itoa(w)+" "+strconv.Itoa(each))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("writer: %v", err)
+		}
+	}
+	c, err := store.Open(context.Background(), openAt(t, path), scope, byheart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.CheckWriters(t, c.Memory, writers, each)
+}
+
+// TestKilledMidAppendLeavesWholeSavesOnly kills a process that appends
+// three long turns per save, at random moments, again and again: each time
+// the conversation loads, holds whole saves only, and every turn's text is
+// whole.
+func TestKilledMidAppendLeavesWholeSavesOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "byheart.db")
+	openAt(t, path).Close()
+	rng := rand.New(rand.NewPCG(7, 7))
+	kills := 12
+	if testing.Short() {
+		kills = 3
+	}
+	for k := range kills {
+		cmd := childCommand(t, "crash", path, "")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(150+rng.IntN(250)) * time.Millisecond)
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+			t.Fatalf("kill %d: the child ended before it was killed: %v\n%s", k, err, stderr.String())
+		}
+		checkWhole(t, path, k)
+	}
+}
+
+// checkWhole opens the file as the next process would and checks it.
+func checkWhole(t *testing.T, path string, k int) {
+	t.Helper()
+	st, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatalf("after kill %d the store does not open: %v", k, err)
+	}
+	defer st.Close()
+	c, err := store.Open(context.Background(), st, scope, byheart.Options{})
+	if err != nil {
+		t.Fatalf("after kill %d the conversation does not load: %v", k, err)
+	}
+	n := c.Memory.Len()
+	if n%3 != 0 {
+		t.Errorf("after kill %d the conversation holds %d turns: a save was torn", k, n)
+	}
+	for i := range n {
+		turn, _ := c.Memory.Turn(i)
+		if want := crashText(i); turn.Text != want {
+			t.Fatalf("after kill %d turn %d is %.60q..., %d bytes, want %d", k, i, turn.Text, len(turn.Text), len(want))
+		}
+	}
+	t.Logf("kill %d: %d turns, all whole", k, n)
+}
+
+// crashText is the i-th turn the crash child appends: long enough to
+// span pages, and each different.
+func crashText(i int) string {
+	return fmt.Sprintf("turn %d: %s", i, strings.Repeat(fmt.Sprintf("<%d>", i), 3000))
+}
+
+func childCommand(t *testing.T, mode, path, arg string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childMode+"="+mode, childFile+"="+path, childArg+"="+arg)
+	return cmd
+}
+
+// child runs a child process's work.
+func child(mode, path, arg string) error {
+	ctx := context.Background()
+	st, err := Open(ctx, path, Options{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	switch mode {
+	case "crash":
+		for {
+			c, err := store.Open(ctx, st, scope, byheart.Options{})
+			if err != nil {
+				return err
+			}
+			for range 3 {
+				if _, err := c.Memory.Append(byheart.User, crashText(c.Memory.Len())); err != nil {
+					return err
+				}
+			}
+			if err := c.Save(ctx); err != nil {
+				return err
+			}
+		}
+	case "writer":
+		var w, each int
+		if _, err := fmt.Sscan(arg, &w, &each); err != nil {
+			return err
+		}
+		return write(ctx, st, w, each)
+	}
+	return fmt.Errorf("unknown child mode %q", mode)
+}
+
+// write appends a writer's turns one request at a time, retrying on
+// conflict, as storetest.Append does in a test.
+func write(ctx context.Context, st store.Store, w, each int) error {
+	for k := 0; k < each; {
+		c, err := store.Open(ctx, st, scope, byheart.Options{})
+		if err != nil {
+			return err
+		}
+		if _, err := c.Memory.Append(byheart.User, fmt.Sprintf("writer %d turn %d", w, k)); err != nil {
+			return err
+		}
+		switch err := c.Save(ctx); {
+		case err == nil:
+			k++
+		case !errors.Is(err, store.ErrConflict):
+			return err
+		}
+	}
+	return nil
+}

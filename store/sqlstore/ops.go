@@ -1,0 +1,376 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/store"
+)
+
+// Load implements store.Store.
+func (s *Store) Load(ctx context.Context, scope store.Scope, since store.Position) (rec store.Record, err error) {
+	if err := scope.Check(); err != nil {
+		return rec, err
+	}
+	if since.Version != 0 {
+		// A warm copy is usually current: one statement tells, with no
+		// transaction around it.
+		if rec, current, err := s.current(ctx, scope, since); current || err != nil {
+			return rec, store.Op("load", scope, err)
+		}
+	}
+	t, err := s.begin(ctx, false)
+	if err != nil {
+		return rec, store.Op("load", scope, err)
+	}
+	defer func() { err = store.Op("load", scope, s.end(ctx, t, err)) }()
+	c, err := s.conversation(ctx, t, scope, false)
+	if err != nil {
+		return rec, err
+	}
+	rec.At = c.Position
+	switch {
+	case since.Version == 0 || since.Epoch != c.Epoch || since.Turns > c.Turns || since.Version > c.Version:
+		since = store.Position{}
+	case since.Version == c.Version:
+		rec.Changes.From = c.Turns
+		return rec, nil
+	}
+	rec.Changes = byheart.Changes{From: since.Turns, Kept: store.Kept(c.kept)}
+	if since.Bound < since.Turns-1 {
+		if rec.Changes.Bounds, err = s.starts(ctx, t, scope, since.Bound, since.Turns); err != nil {
+			return rec, err
+		}
+	}
+	return rec, s.readTurns(ctx, t, scope, c.Turns, &rec.Changes)
+}
+
+// current reports whether the conversation is still at since, and then
+// the record that says so.
+func (s *Store) current(ctx context.Context, scope store.Scope, since store.Position) (store.Record, bool, error) {
+	if s.closed.Load() {
+		return store.Record{}, false, store.ErrClosed
+	}
+	var at store.Position
+	err := s.db.QueryRowContext(ctx, s.q.version, scope.Tenant, scope.User, scope.Conversation).
+		Scan(&at.Version, &at.Epoch, &at.Turns, &at.Bound)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return store.Record{}, false, store.ErrNotFound
+	case err != nil:
+		return store.Record{}, false, s.closedOr(err)
+	case at != since:
+		return store.Record{}, false, nil
+	}
+	return store.Record{At: at, Changes: byheart.Changes{From: at.Turns}}, true, nil
+}
+
+// starts reads the stretch starts in (after, before).
+func (s *Store) starts(ctx context.Context, t *tx, scope store.Scope, after, before int) ([]int, error) {
+	rows, err := t.conn.QueryContext(ctx, s.q.starts, scope.Tenant, scope.User, scope.Conversation, after, before)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var b int
+		if err := rows.Scan(&b); err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// readTurns reads the turns from c.From to n into c, with their starts.
+func (s *Store) readTurns(ctx context.Context, t *tx, scope store.Scope, n int, c *byheart.Changes) error {
+	rows, err := t.conn.QueryContext(ctx, s.q.turns, scope.Tenant, scope.User, scope.Conversation, c.From)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	c.Turns = make([]byheart.Turn, 0, n-c.From)
+	var (
+		seq, redacted, auth, opens int
+		role, when                 string
+	)
+	for rows.Next() {
+		var turn byheart.Turn
+		if err := rows.Scan(&seq, &role, &turn.Text, &when, &redacted, &turn.Tool, &turn.CallID, &turn.Source.Name, &auth, &opens); err != nil {
+			return err
+		}
+		if seq != c.From+len(c.Turns) {
+			return fmt.Errorf("%w: turn %d where turn %d belongs", byheart.ErrFormat, seq, c.From+len(c.Turns))
+		}
+		if turn.Time, err = store.ParseTime(when); err != nil {
+			return fmt.Errorf("%w: turn %d: %w", byheart.ErrFormat, seq, err)
+		}
+		turn.Role, turn.Redacted, turn.Source.Authenticated = byheart.Role(role), redacted != 0, auth != 0
+		if opens != 0 && seq > 0 {
+			c.Bounds = append(c.Bounds, seq)
+		}
+		c.Turns = append(c.Turns, turn)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if c.From+len(c.Turns) != n {
+		return fmt.Errorf("%w: %d turns stored where the conversation counts %d", byheart.ErrFormat, c.From+len(c.Turns), n)
+	}
+	return nil
+}
+
+// Save implements store.Store. The conversation's row is written first,
+// on condition that it is still at base's version, which both checks and
+// locks it in one statement; a new conversation's row is inserted, and a
+// key already taken is the conflict.
+func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position, c byheart.Changes) (at store.Position, err error) {
+	if err := store.CheckSave(scope, base, c); err != nil {
+		return base, store.Op("save", scope, err)
+	}
+	t, err := s.begin(ctx, true)
+	if err != nil {
+		return base, store.Op("save", scope, err)
+	}
+	defer func() { err = store.Op("save", scope, s.end(ctx, t, err)) }()
+	now := store.Now()
+	at = store.Position{Version: base.Version + 1, Epoch: base.Epoch, Turns: c.From + len(c.Turns), Bound: base.Bound}
+	if len(c.Bounds) > 0 {
+		at.Bound = c.Bounds[len(c.Bounds)-1]
+	}
+	if base == (store.Position{}) {
+		at.Epoch = now.UnixMicro()
+		_, err = t.conn.ExecContext(ctx, s.q.newConv, scope.Tenant, scope.User, scope.Conversation,
+			at.Version, at.Epoch, at.Turns, at.Bound, []byte(c.Kept), now.UnixMicro(), now.UnixMicro())
+	} else {
+		err = s.advance(ctx, t, scope, base, at, c.Kept, now)
+	}
+	if err != nil {
+		return base, err
+	}
+	if err := s.append(ctx, t, scope, c, now); err != nil {
+		return base, err
+	}
+	if len(c.Turns) > 0 {
+		err = s.audit(ctx, t, store.Event{At: now, Scope: scope, Action: store.Appended, Turn: c.From, Count: len(c.Turns), Version: at.Version})
+	}
+	return at, err
+}
+
+// advance moves a stored conversation from base to at, or says why it
+// cannot: it is at another version, or it is gone.
+func (s *Store) advance(ctx context.Context, t *tx, scope store.Scope, base, at store.Position, kept []byte, now time.Time) error {
+	res, err := t.conn.ExecContext(ctx, s.q.saveConv, at.Version, at.Turns, at.Bound, kept, now.UnixMicro(),
+		scope.Tenant, scope.User, scope.Conversation, base.Version, base.Epoch)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	cur, err := s.conversation(ctx, t, scope, false)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%w: it was deleted", store.ErrConflict)
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%w: stored at version %d, the copy at %d", store.ErrConflict, cur.Version, base.Version)
+}
+
+// append writes the turns of c, as many to a statement as the databases
+// take, and marks its stretch starts.
+func (s *Store) append(ctx context.Context, t *tx, scope store.Scope, c byheart.Changes, now time.Time) error {
+	for lo := 0; lo < len(c.Turns); lo += rowsPerInsert {
+		hi := min(lo+rowsPerInsert, len(c.Turns))
+		args := make([]any, 0, (hi-lo)*turnArgs)
+		for i, turn := range c.Turns[lo:hi] {
+			seq := c.From + lo + i
+			when, err := store.TimeText(turn.Time)
+			if err != nil {
+				return err
+			}
+			text, source := []byte(turn.Text), []byte(turn.Source.Name)
+			if turn.Redacted {
+				text, source = []byte{}, []byte{}
+			}
+			args = append(args, scope.Tenant, scope.User, scope.Conversation,
+				seq, string(turn.Role), text, when, flag(turn.Redacted), turn.Tool, turn.CallID, source,
+				flag(turn.Source.Authenticated && !turn.Redacted), flag(slices.Contains(c.Bounds, seq)), now.UnixMicro())
+		}
+		if _, err := t.conn.ExecContext(ctx, s.q.addTurns(hi-lo), args...); err != nil {
+			return err
+		}
+	}
+	for _, b := range c.Bounds {
+		if b >= c.From {
+			break
+		}
+		if _, err := t.conn.ExecContext(ctx, s.q.open, scope.Tenant, scope.User, scope.Conversation, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func flag(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Redact implements store.Store.
+func (s *Store) Redact(ctx context.Context, scope store.Scope, turn int) (at store.Position, err error) {
+	if err := scope.Check(); err != nil {
+		return at, store.Op("redact", scope, err)
+	}
+	t, err := s.begin(ctx, true)
+	if err != nil {
+		return at, store.Op("redact", scope, err)
+	}
+	changed := false
+	defer func() {
+		err = s.end(ctx, t, err)
+		if err == nil && changed {
+			err = s.erased(ctx)
+		}
+		err = store.Op("redact", scope, err)
+	}()
+	cur, err := s.conversation(ctx, t, scope, true)
+	if err != nil {
+		return at, err
+	}
+	if turn < 0 || turn >= cur.Turns {
+		return at, fmt.Errorf("%w: turn %d of %d", byheart.ErrIndex, turn, cur.Turns)
+	}
+	var redacted int
+	if err := t.conn.QueryRowContext(ctx, s.q.redacted, scope.Tenant, scope.User, scope.Conversation, turn).Scan(&redacted); err != nil {
+		return at, err
+	}
+	if redacted != 0 {
+		return cur.Position, nil
+	}
+	now := store.Now()
+	at = cur.Position
+	at.Version, at.Epoch = cur.Version+1, max(cur.Epoch+1, now.UnixMicro())
+	if _, err := t.conn.ExecContext(ctx, s.q.redact, []byte{}, []byte{}, scope.Tenant, scope.User, scope.Conversation, turn); err != nil {
+		return at, err
+	}
+	if _, err := t.conn.ExecContext(ctx, s.q.redactConv, at.Version, at.Epoch, now.UnixMicro(), scope.Tenant, scope.User, scope.Conversation); err != nil {
+		return at, err
+	}
+	changed = true
+	return at, s.audit(ctx, t, store.Event{At: now, Scope: scope, Action: store.Redacted, Turn: turn, Count: 1, Version: at.Version})
+}
+
+// Delete implements store.Store.
+func (s *Store) Delete(ctx context.Context, scope store.Scope) (n int, err error) {
+	if err := scope.Check(); err != nil {
+		return 0, store.Op("delete", scope, err)
+	}
+	t, err := s.begin(ctx, true)
+	if err != nil {
+		return 0, store.Op("delete", scope, err)
+	}
+	defer func() {
+		if err = s.end(ctx, t, err); err == nil {
+			err = s.erased(ctx)
+		}
+		err = store.Op("delete", scope, err)
+	}()
+	cur, err := s.conversation(ctx, t, scope, true)
+	if err != nil {
+		return 0, err
+	}
+	return cur.Turns, s.drop(ctx, t, scope, cur.Position, store.Now())
+}
+
+// drop deletes a conversation locked in t and records it.
+func (s *Store) drop(ctx context.Context, t *tx, scope store.Scope, cur store.Position, now time.Time) error {
+	if _, err := t.conn.ExecContext(ctx, s.q.deleteTurns, scope.Tenant, scope.User, scope.Conversation); err != nil {
+		return err
+	}
+	if _, err := t.conn.ExecContext(ctx, s.q.dropConv, scope.Tenant, scope.User, scope.Conversation); err != nil {
+		return err
+	}
+	return s.audit(ctx, t, store.Event{At: now, Scope: scope, Action: store.Deleted, Count: cur.Turns, Version: cur.Version + 1})
+}
+
+// DeleteUser implements store.Store.
+func (s *Store) DeleteUser(ctx context.Context, tenant, user string) (n int, err error) {
+	scope := store.Scope{Tenant: tenant, User: user, Conversation: "*"}
+	if err := store.CheckUser(tenant, user); err != nil {
+		return 0, store.Op("delete user", scope, err)
+	}
+	t, err := s.begin(ctx, true)
+	if err != nil {
+		return 0, store.Op("delete user", scope, err)
+	}
+	defer func() {
+		if err = s.end(ctx, t, err); err == nil && n > 0 {
+			err = s.erased(ctx)
+		}
+		err = store.Op("delete user", scope, err)
+	}()
+	rows, err := t.conn.QueryContext(ctx, s.q.userConvs+s.d.Lock, tenant, user)
+	if err != nil {
+		return 0, err
+	}
+	var convs []store.Position
+	var names []string
+	for rows.Next() {
+		var name string
+		var p store.Position
+		if err := rows.Scan(&name, &p.Version, &p.Turns); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		names, convs = append(names, name), append(convs, p)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, err
+	}
+	now := store.Now()
+	for i, name := range names {
+		if err := s.drop(ctx, t, store.Scope{Tenant: tenant, User: user, Conversation: name}, convs[i], now); err != nil {
+			return 0, err
+		}
+	}
+	return len(names), nil
+}
+
+// Audit implements store.Store.
+func (s *Store) Audit(ctx context.Context, tenant, user string) (events []store.Event, err error) {
+	scope := store.Scope{Tenant: tenant, User: user, Conversation: "*"}
+	if err := store.CheckUser(tenant, user); err != nil {
+		return nil, store.Op("audit", scope, err)
+	}
+	t, err := s.begin(ctx, false)
+	if err != nil {
+		return nil, store.Op("audit", scope, err)
+	}
+	defer func() { err = store.Op("audit", scope, s.end(ctx, t, err)) }()
+	rows, err := t.conn.QueryContext(ctx, s.q.auditOf, tenant, user)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e := store.Event{Scope: store.Scope{Tenant: tenant, User: user}}
+		var at int64
+		var action string
+		if err := rows.Scan(&at, &e.Scope.Conversation, &action, &e.Turn, &e.Count, &e.Version); err != nil {
+			return nil, err
+		}
+		e.At, e.Action = time.UnixMicro(at).UTC(), store.Action(action)
+		events = append(events, e)
+	}
+	return events, rows.Err()
+}

@@ -1,0 +1,66 @@
+package sqlstore
+
+import (
+	"database/sql/driver"
+	"strings"
+)
+
+// errBadConn tells database/sql to drop a connection rather than pool it.
+var errBadConn = driver.ErrBadConn
+
+// scope is the condition every statement on a conversation carries.
+const scope = "tenant = ? AND user_id = ? AND conversation = ?"
+
+// turnColumns are the columns a turn is read with.
+const turnColumns = "seq, role, text, time, redacted, tool, call_id, source, authenticated, opens"
+
+// queries are the statements, written once with the dialect's placeholders.
+type queries struct {
+	conv, version, newConv, saveConv        string
+	redactConv                              string
+	turns, starts, open                     string
+	redacted, redact, deleteTurns, dropConv string
+	userConvs, audit, auditOf               string
+	dollar                                  bool
+}
+
+// rowsPerInsert is the most turns one statement inserts: 14 values each,
+// well under every database's limit on a statement's placeholders.
+const rowsPerInsert = 256
+
+// turnArgs is the number of values a turn's row takes.
+const turnArgs = 14
+
+// addTurns is the statement that inserts n turns.
+func (q queries) addTurns(n int) string {
+	row := "(" + strings.Repeat("?, ", turnArgs-1) + "?)"
+	rows := strings.Repeat(row+", ", n-1) + row
+	return rebind("INSERT INTO byheart_turns (tenant, user_id, conversation, "+turnColumns+", written_at) VALUES "+rows, q.dollar)
+}
+
+func newQueries(dollar bool) queries {
+	q := queries{
+		conv:        "SELECT version, epoch, turns, bound, kept FROM byheart_conversations WHERE " + scope,
+		version:     "SELECT version, epoch, turns, bound FROM byheart_conversations WHERE " + scope,
+		newConv:     "INSERT INTO byheart_conversations (tenant, user_id, conversation, version, epoch, turns, bound, kept, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		saveConv:    "UPDATE byheart_conversations SET version = ?, turns = ?, bound = ?, kept = ?, updated_at = ? WHERE " + scope + " AND version = ? AND epoch = ?",
+		redactConv:  "UPDATE byheart_conversations SET version = ?, epoch = ?, kept = NULL, updated_at = ? WHERE " + scope,
+		turns:       "SELECT " + turnColumns + " FROM byheart_turns WHERE " + scope + " AND seq >= ? ORDER BY seq",
+		starts:      "SELECT seq FROM byheart_turns WHERE " + scope + " AND seq > ? AND seq < ? AND opens = 1 ORDER BY seq",
+		open:        "UPDATE byheart_turns SET opens = 1 WHERE " + scope + " AND seq = ?",
+		redacted:    "SELECT redacted FROM byheart_turns WHERE " + scope + " AND seq = ?",
+		redact:      "UPDATE byheart_turns SET text = ?, source = ?, authenticated = 0, redacted = 1 WHERE " + scope + " AND seq = ?",
+		deleteTurns: "DELETE FROM byheart_turns WHERE " + scope,
+		dropConv:    "DELETE FROM byheart_conversations WHERE " + scope,
+		userConvs:   "SELECT conversation, version, turns FROM byheart_conversations WHERE tenant = ? AND user_id = ? ORDER BY conversation",
+		audit: "INSERT INTO byheart_audit (at, tenant, user_id, conversation, action, turn, count, version)" +
+			" VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		auditOf: "SELECT at, conversation, action, turn, count, version FROM byheart_audit WHERE tenant = ? AND user_id = ? ORDER BY id",
+	}
+	q.dollar = dollar
+	for _, s := range []*string{&q.conv, &q.version, &q.newConv, &q.saveConv, &q.redactConv, &q.turns, &q.starts,
+		&q.open, &q.redacted, &q.redact, &q.deleteTurns, &q.dropConv, &q.userConvs, &q.audit, &q.auditOf} {
+		*s = rebind(*s, dollar)
+	}
+	return q
+}

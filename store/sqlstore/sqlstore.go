@@ -1,0 +1,212 @@
+// Package sqlstore is a store.Store over database/sql, for the databases
+// whose Dialect says how they differ: the SQLite and PostgreSQL modules are
+// a Dialect and an Open each. It imports only the standard library.
+//
+// Three tables hold everything, each keyed by the whole scope (tenant,
+// user, conversation), which every statement names in full:
+// byheart_conversations, one row per conversation with its version, epoch,
+// turn count, last stretch start and kept selection; byheart_turns, one
+// row per turn; and byheart_audit, the audit log, which never holds a
+// turn's text. A save appends rows and updates one; it never rewrites a
+// turn it did not add.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/byheart/byheart/store"
+)
+
+// Dialect is what a database needs said its own way.
+type Dialect struct {
+	// Name names the database in errors.
+	Name string
+	// Schema creates the three tables and their indexes if they are
+	// missing; it is run, statement by statement, by New.
+	Schema []string
+	// Dollar numbers the placeholders $1, $2, ... rather than writing ?.
+	Dollar bool
+	// BeginRead and BeginWrite start a transaction that reads a consistent
+	// snapshot, and one that writes: once it has read a conversation's row
+	// with Lock after it, no other writer changes that row until it ends.
+	BeginRead, BeginWrite string
+	// Lock is appended to the select of a conversation's row in a writing
+	// transaction: " FOR UPDATE", or "" where BeginWrite locks already.
+	Lock string
+	// Conflict reports whether err is the database refusing a write that
+	// raced another (a unique key taken, a serialization failure).
+	Conflict func(err error) bool
+	// Erase, when set, runs after a redaction or deletion has committed,
+	// to remove the erased bytes from files the database keeps beside its
+	// tables (SQLite's write-ahead log).
+	Erase func(ctx context.Context, db *sql.DB) error
+}
+
+// Store is a store.Store over a *sql.DB. It is safe for concurrent use.
+type Store struct {
+	db     *sql.DB
+	d      Dialect
+	closed atomic.Bool
+	q      queries
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New returns a Store over db, creating its tables if they are missing.
+// The Store owns db from then on: Close closes it.
+func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
+	for _, stmt := range d.Schema {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return nil, fmt.Errorf("store: %s schema: %w", d.Name, err)
+		}
+	}
+	return &Store{db: db, d: d, q: newQueries(d.Dollar)}, nil
+}
+
+// Open opens a database with the named database/sql driver and returns
+// a Store over it, as New does; on error nothing stays open.
+func Open(ctx context.Context, driver, dsn string, d Dialect) (*Store, error) {
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", d.Name, err)
+	}
+	s, err := New(ctx, db, d)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// DB returns the database the store uses, for maintenance such as
+// PostgreSQL's VACUUM.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close closes the database; later calls fail with store.ErrClosed.
+func (s *Store) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	return s.db.Close()
+}
+
+// tx is one transaction on a connection of its own, begun with a plain
+// statement so that each dialect chooses how it locks.
+type tx struct {
+	conn *sql.Conn
+	done bool
+}
+
+// begin starts a transaction, after checking that the store is open and
+// ctx is not done.
+func (s *Store) begin(ctx context.Context, write bool) (*tx, error) {
+	if s.closed.Load() {
+		return nil, store.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, s.closedOr(err)
+	}
+	stmt := s.d.BeginRead
+	if write {
+		stmt = s.d.BeginWrite
+	}
+	if _, err := conn.ExecContext(ctx, stmt); err != nil {
+		conn.Close()
+		return nil, s.closedOr(err)
+	}
+	return &tx{conn: conn}, nil
+}
+
+// end commits the transaction if err is nil and rolls it back otherwise;
+// a rollback runs even when ctx is done, and a connection whose rollback
+// fails is dropped rather than returned to the pool mid-transaction.
+func (s *Store) end(ctx context.Context, t *tx, err error) error {
+	if t.done {
+		return err
+	}
+	t.done = true
+	defer t.conn.Close()
+	if err == nil {
+		if _, err = t.conn.ExecContext(ctx, "COMMIT"); err == nil {
+			return nil
+		}
+	}
+	if _, rerr := t.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+		t.conn.Raw(func(any) error { return errBadConn })
+	}
+	if s.d.Conflict != nil && s.d.Conflict(err) {
+		return fmt.Errorf("%w: %w", store.ErrConflict, err)
+	}
+	return s.closedOr(err)
+}
+
+// closedOr reports a failure of a closed store as store.ErrClosed.
+func (s *Store) closedOr(err error) error {
+	if err != nil && s.closed.Load() {
+		return fmt.Errorf("%w: %w", store.ErrClosed, err)
+	}
+	return err
+}
+
+// conv is a conversation's row.
+type conv struct {
+	store.Position
+	kept []byte
+}
+
+// conversation reads the row of scope, locking it in a writing transaction.
+func (s *Store) conversation(ctx context.Context, t *tx, scope store.Scope, lock bool) (conv, error) {
+	q := s.q.conv
+	if lock {
+		q += s.d.Lock
+	}
+	var c conv
+	err := t.conn.QueryRowContext(ctx, q, scope.Tenant, scope.User, scope.Conversation).
+		Scan(&c.Version, &c.Epoch, &c.Turns, &c.Bound, &c.kept)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, store.ErrNotFound
+	}
+	return c, err
+}
+
+// audit records an event in the transaction.
+func (s *Store) audit(ctx context.Context, t *tx, e store.Event) error {
+	_, err := t.conn.ExecContext(ctx, s.q.audit, e.At.UnixMicro(), e.Scope.Tenant, e.Scope.User,
+		e.Scope.Conversation, string(e.Action), e.Turn, e.Count, e.Version)
+	return err
+}
+
+// erased runs the dialect's Erase after an erasure committed.
+func (s *Store) erased(ctx context.Context) error {
+	if s.d.Erase == nil {
+		return nil
+	}
+	return s.closedOr(s.d.Erase(context.WithoutCancel(ctx), s.db))
+}
+
+// rebind numbers the ? placeholders of q as $1, $2, ... .
+func rebind(q string, dollar bool) string {
+	if !dollar {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
