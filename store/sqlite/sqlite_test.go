@@ -284,3 +284,60 @@ func write(ctx context.Context, st store.Store, w, each int) error {
 	}
 	return nil
 }
+
+// TestATamperedFileLoadsAsAnErrorNeverAPanic edits the rows of a stored
+// conversation behind the store's back: a load refuses what no Memory
+// holds with byheart.ErrFormat, and takes what it can as the store would
+// have written it.
+func TestATamperedFileLoadsAsAnErrorNeverAPanic(t *testing.T) {
+	cases := []struct {
+		name, sql string
+		refused   bool
+	}{
+		{"a turn missing", "DELETE FROM byheart_turns WHERE seq = 7", true},
+		{"a turn past the count", "UPDATE byheart_turns SET seq = 900 WHERE seq = 7", true},
+		{"a role no Memory has", "UPDATE byheart_turns SET role = 'system' WHERE seq = 3", true},
+		{"text that is not UTF-8", "UPDATE byheart_turns SET text = x'ff00' WHERE seq = 3", true},
+		{"empty text", "UPDATE byheart_turns SET text = x'' WHERE seq = 3", true},
+		{"a time that is not one", "UPDATE byheart_turns SET time = 'soon' WHERE seq = 3", true},
+		{"a tool on a user turn", "UPDATE byheart_turns SET tool = 'x' WHERE seq = 0", true},
+		{"flags other than 0 and 1", "UPDATE byheart_turns SET redacted = 7, opens = -2 WHERE seq = 5", false},
+		{"a count beyond the rows", "UPDATE byheart_conversations SET turns = turns + 1", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st := openAt(t, filepath.Join(t.TempDir(), "byheart.db"))
+			conv, err := store.Open(ctx, st, scope, byheart.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 12 {
+				role := byheart.User
+				if i%2 == 1 {
+					role = byheart.Assistant
+				}
+				if _, err := conv.Memory.AppendAt(role, fmt.Sprintf("turn %d about the garden", i), time.Date(2024, 5, 1, 9, i, 0, 0, time.UTC)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := conv.Save(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.DB().ExecContext(ctx, tc.sql); err != nil {
+				t.Fatal(err)
+			}
+			got, err := store.Open(ctx, st, scope, byheart.Options{})
+			switch {
+			case tc.refused && !errors.Is(err, byheart.ErrFormat):
+				t.Fatalf("load = %v, want byheart.ErrFormat", err)
+			case !tc.refused && err != nil:
+				t.Fatalf("load = %v", err)
+			case !tc.refused:
+				if turn, err := got.Memory.Turn(5); err != nil || !turn.Redacted || turn.Text != "[redacted]" {
+					t.Errorf("turn 5 = %+v, %v; want the redacted placeholder", turn, err)
+				}
+			}
+		})
+	}
+}

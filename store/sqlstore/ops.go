@@ -89,30 +89,30 @@ func (s *Store) starts(ctx context.Context, t *tx, scope store.Scope, after, bef
 }
 
 // readTurns reads the turns from c.From to n into c, with their starts.
+// The row's values are scanned into variables kept across rows, which
+// database/sql would otherwise allocate one turn at a time.
 func (s *Store) readTurns(ctx context.Context, t *tx, scope store.Scope, n int, c *byheart.Changes) error {
-	rows, err := t.conn.QueryContext(ctx, s.q.turns, scope.Tenant, scope.User, scope.Conversation, c.From)
+	rows, err := t.conn.QueryContext(ctx, s.q.turns, scope.Tenant, scope.User, scope.Conversation, c.From, n)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	c.Turns = make([]byheart.Turn, 0, n-c.From)
 	var (
-		seq, redacted, auth, opens int
-		role, when                 string
+		flags                                  int
+		role, text, when, tool, callID, source string
 	)
 	for rows.Next() {
-		var turn byheart.Turn
-		if err := rows.Scan(&seq, &role, &turn.Text, &when, &redacted, &turn.Tool, &turn.CallID, &turn.Source.Name, &auth, &opens); err != nil {
+		if err := rows.Scan(&flags, &role, &text, &when, &tool, &callID, &source); err != nil {
 			return err
 		}
-		if seq != c.From+len(c.Turns) {
-			return fmt.Errorf("%w: turn %d where turn %d belongs", byheart.ErrFormat, seq, c.From+len(c.Turns))
-		}
+		seq := c.From + len(c.Turns)
+		turn := byheart.Turn{Role: byheart.Role(role), Text: text, Redacted: flags&flagRedacted != 0, Tool: tool, CallID: callID,
+			Source: byheart.Source{Name: source, Authenticated: flags&flagAuthenticated != 0}}
 		if turn.Time, err = store.ParseTime(when); err != nil {
 			return fmt.Errorf("%w: turn %d: %w", byheart.ErrFormat, seq, err)
 		}
-		turn.Role, turn.Redacted, turn.Source.Authenticated = byheart.Role(role), redacted != 0, auth != 0
-		if opens != 0 && seq > 0 {
+		if flags&flagOpens != 0 && seq > 0 {
 			c.Bounds = append(c.Bounds, seq)
 		}
 		c.Turns = append(c.Turns, turn)
