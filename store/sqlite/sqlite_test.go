@@ -3,6 +3,7 @@ package sqlite
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -340,4 +341,118 @@ func TestATamperedFileLoadsAsAnErrorNeverAPanic(t *testing.T) {
 			}
 		})
 	}
+}
+
+// longConversation saves n turns of chat at scope and returns the memory
+// that was saved.
+func longConversation(t *testing.T, st store.Store, n int) *byheart.Memory {
+	t.Helper()
+	ctx := context.Background()
+	conv, err := store.Open(ctx, st, scope, byheart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, turn := range storetest.Chat(7, n) {
+		if _, err := conv.Memory.AppendTurn(turn); err != nil {
+			t.Fatal(err)
+		}
+		if i%500 == 499 {
+			if _, err := conv.Memory.Compose(ctx, turn.Text); err != nil {
+				t.Fatal(err)
+			}
+			if err := conv.Save(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := conv.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return conv.Memory
+}
+
+// TestALongLoadReadInTwoHalvesIsTheMemorySaved loads a conversation long
+// enough to be read on two connections at once, alone and while another
+// writer appends to it: every load is the saved memory, or a whole save of
+// it, never a mix of two.
+func TestALongLoadReadInTwoHalvesIsTheMemorySaved(t *testing.T) {
+	ctx := context.Background()
+	st := openAt(t, filepath.Join(t.TempDir(), "byheart.db"))
+	m := longConversation(t, st, 5000)
+	want, err := m.ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.Open(ctx, st, scope, byheart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := got.Memory.ToJSON(); err != nil || !bytes.Equal(data, want) {
+		t.Fatalf("loaded memory differs from the saved one (%v)", err)
+	}
+
+	saves := map[int64][]byte{got.At().Version: want}
+	done := make(chan error)
+	go func() {
+		w := got
+		for i, turn := range storetest.Chat(8, 60) {
+			if _, err := w.Memory.AppendTurn(turn); err != nil {
+				done <- err
+				return
+			}
+			if i%2 == 1 {
+				if err := w.Save(ctx); err != nil {
+					done <- err
+					return
+				}
+				data, err := w.Memory.ToJSON()
+				if err != nil {
+					done <- err
+					return
+				}
+				saves[w.At().Version] = data
+			}
+		}
+		done <- nil
+	}()
+	var loads []*store.Conversation
+	for writing := true; writing; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			writing = false
+		default:
+			c, err := store.Open(ctx, st, scope, byheart.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			loads = append(loads, c)
+		}
+	}
+	for _, c := range loads {
+		data, err := c.Memory.ToJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A load's turns must be those of one save; its kept selection may
+		// be a later Compose's.
+		if saved, ok := saves[c.At().Version]; !ok || !sameTurns(t, saved, data) {
+			t.Fatalf("a load at version %d holds turns no save wrote", c.At().Version)
+		}
+	}
+}
+
+// sameTurns reports whether two memories' JSON hold the same turns.
+func sameTurns(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y struct{ Turns json.RawMessage }
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(x.Turns, y.Turns)
 }
