@@ -16,17 +16,15 @@ import (
 // use) stays serial, so the memory is the one a serial load builds, byte for
 // byte.
 
-// parallelMin is the fewest turns a load shares among goroutines: below
-// it, starting them costs more than they save.
-const parallelMin = 256
+// turnsPerWorker is the fewest turns a load gives each goroutine it starts:
+// fewer, and starting it, and the vocabulary each one builds, cost more
+// than it saves.
+const turnsPerWorker = 256
 
-// loadWorkers is how many goroutines share work on n turns: one, and none
-// started, below parallelMin.
+// loadWorkers is how many goroutines share work on n turns, at most
+// GOMAXPROCS; under two, none is started.
 func loadWorkers(n int) int {
-	if n < parallelMin {
-		return 1
-	}
-	return min(runtime.GOMAXPROCS(0), n/(parallelMin/2))
+	return max(1, min(runtime.GOMAXPROCS(0), n/turnsPerWorker))
 }
 
 // inParallel calls do(worker, lo, hi) over [0, n) in blocks of block, on w

@@ -124,7 +124,7 @@ func TestParallelLoadRefusesTheTurnASerialLoadRefuses(t *testing.T) {
 
 func TestSmallLoadsStartNoGoroutines(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, 1, loadWorkers(parallelMin-1))
+	assert.Equal(t, 1, loadWorkers(2*turnsPerWorker-1))
 	assert.Equal(t, 1, loadWorkers(0))
 	assert.LessOrEqual(t, loadWorkers(1<<20), runtime.GOMAXPROCS(0))
 }
