@@ -17,7 +17,7 @@ import (
 // byte.
 
 // turnsPerWorker is the fewest turns a load gives each goroutine it starts:
-// fewer, and starting it, and the vocabulary each one builds, cost more
+// with fewer, starting the goroutine and the vocabulary it builds cost more
 // than it saves.
 const turnsPerWorker = 256
 
@@ -71,7 +71,7 @@ type prepared struct {
 }
 
 // prepareStored checks and derives turns ahead, in parallel, for
-// acceptPrepared, into the spare capacity of m.turns, which it makes; nil
+// prepared.accept, into the spare capacity of m.turns, which it makes; nil
 // when there are too few to share out. m is locked.
 func (m *Memory) prepareStored(turns []Turn) *prepared {
 	w := loadWorkers(len(turns))
