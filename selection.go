@@ -280,7 +280,7 @@ func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
 		if limit > 0 && len(picked) == limit {
 			break
 		}
-		if capacity < minStretchSize {
+		if capacity < m.meter.minStretch {
 			break
 		}
 		a := m.str[s].start
@@ -316,7 +316,7 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int) (keys, picked []int) {
 		if limit > 0 && len(picked) == limit {
 			break
 		}
-		if capacity < minStretchSize {
+		if capacity < m.meter.minStretch {
 			break
 		}
 		h, size, ok := f.next(capacity)
@@ -816,31 +816,29 @@ func (m *Memory) quote(keys, ends []int, header string) quote {
 // overruns the budget, or cannot take the recall. reserve is what a rebuild
 // leaves free for outside material. It reports whether it rebuilt and the
 // first turn of each stretch it recalled.
-func (m *Memory) reselect(rk *ranking, reserve int) (rebuilt bool, recalled []int) {
-	sel := m.sel
-	// While the newest step is cut to fit, how much each turn keeps
-	// changes as the step grows, so the log is made afresh.
-	if sel == nil || m.opt.Stability < 0 || !m.current(sel) || m.cap.on || m.logSize(sel) > m.opt.Budget {
+func (m *Memory) reselect(rk *ranking, reserve int) (rebuilt Rebuild, recalled []int) {
+	if why := m.unkept(); why != "" {
 		m.rebuild(rk, reserve)
-		return true, nil
+		return why, nil
 	}
+	sel := m.sel
 	cut := m.cut()
 	_, picked := rk.choose(cut, m.capacity(cut, 0), max(m.tune.judged, m.opt.Recall))
 	if m.serves(rk, sel, picked) {
-		return false, nil
+		return "", nil
 	}
 	if m.opt.Recall < 0 {
 		m.rebuild(rk, reserve)
-		return true, nil
+		return RebuildWeaker, nil
 	}
 	if n := len(m.turns); m.turns[n-1].waiting > 0 {
 		// A recall goes after the newest turn, where a result may still
 		// have to follow its call: it waits for the next call.
-		return false, nil
+		return "", nil
 	}
 	keys := m.missing(rk, sel, picked)
 	if len(keys) == 0 {
-		return false, nil
+		return "", nil
 	}
 	ends := make([]int, len(keys))
 	for i, k := range keys {
@@ -849,10 +847,35 @@ func (m *Memory) reselect(rk *ranking, reserve int) (rebuilt bool, recalled []in
 	q := m.quote(keys, ends, recallHeader)
 	if m.logSize(sel)+q.size > m.opt.Budget {
 		m.rebuild(rk, reserve)
-		return true, nil
+		return RebuildNoRoom, nil
 	}
 	sel.recalls = append(sel.recalls, recall{at: len(m.turns), quote: q})
-	return false, keys
+	return "", keys
+}
+
+// unkept says why the kept log cannot be kept whatever the query, or ""
+// when it may be.
+func (m *Memory) unkept() Rebuild {
+	sel := m.sel
+	why := m.dropped
+	m.dropped = ""
+	switch {
+	case m.opt.Stability < 0:
+		return RebuildFresh
+	case sel == nil && why != "":
+		return why
+	case sel == nil:
+		return RebuildFirst
+	case !m.current(sel):
+		return RebuildStale
+	case m.cap.on:
+		// While the newest step is cut to fit, how much each turn keeps
+		// changes as the step grows, so the log is made afresh.
+		return RebuildStep
+	case m.logSize(sel) > m.opt.Budget:
+		return RebuildOverBudget
+	}
+	return ""
 }
 
 // serves reports whether the log serves a query for which a rebuild would
@@ -1049,7 +1072,7 @@ func (m *Memory) capStep() {
 // and reserve characters set aside. A sticky rebuild spends only part of it
 // (1 − headroom), leaving the log room to grow into.
 func (m *Memory) capacity(cut, reserve int) int {
-	c := m.opt.Budget - m.tailCost(cut) - reserve - memoryFraming
+	c := m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory
 	if m.opt.Stability >= 0 {
 		c = int(float64(c) * (1 - m.tune.headroom))
 	}
@@ -1072,7 +1095,7 @@ func (m *Memory) rebuild(rk *ranking, reserve int) {
 	keys, _ := rk.choose(cut, m.capacity(cut, reserve), 0)
 	if len(keys) == 0 && m.opt.Stability >= 0 {
 		// The headroom must not cost the query its best stretch.
-		keys, _ = rk.choose(cut, m.opt.Budget-m.tailCost(cut)-reserve-memoryFraming, 1)
+		keys, _ = rk.choose(cut, m.opt.Budget-m.tailCost(cut)-reserve-m.meter.memory, 1)
 	}
 	ends := make([]int, len(keys))
 	for i, k := range keys {
