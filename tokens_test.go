@@ -6,7 +6,10 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // refCount is one text with its token counts by the real tokenizers, as
@@ -20,10 +23,10 @@ type refCount struct {
 
 // estimateError sums up how an estimate compares with real counts.
 type estimateError struct {
-	n                    int
-	meanRel, worstOver   float64
-	worstUnder, under    float64
-	total                float64 // estimated tokens / real tokens, over all texts
+	n                  int
+	meanRel, worstOver float64
+	worstUnder, under  float64
+	total              float64 // estimated tokens / real tokens, over all texts
 }
 
 func compareCounts(refs []refCount, real func(refCount) int, est func(string) int) estimateError {
@@ -94,4 +97,49 @@ func TestApproxTokensAgainstTokenizers(t *testing.T) {
 				fam.tk, name, e.n, 100*e.meanRel, 100*e.worstOver, 100*e.worstUnder, 100*e.under, e.total)
 		}
 	}
+}
+
+// FuzzApproxTokensIsSubadditive checks the contract ApproxTokens promises,
+// for every family: joining two texts never costs more than the two apart.
+func FuzzApproxTokensIsSubadditive(f *testing.F) {
+	for _, s := range [][2]string{{"hello ", "world"}, {"2023", "0525"}, {"東京", "タワー"}, {"a\n", "\nb"},
+		{"camel", "Case"}, {"naï", "ve"}, {"", "x"}, {"\xff", "\x80"}} {
+		f.Add(s[0], s[1])
+	}
+	families := []Tokenizer{O200k, Cl100k, Claude, Gemini, Tokenizer(9)}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, fam := range families {
+			count := ApproxTokens(fam)
+			if whole, parts := count(a+b), count(a)+count(b); whole > parts {
+				t.Fatalf("%v: %q+%q counts %d, apart %d", fam, a, b, whole, parts)
+			}
+		}
+	})
+}
+
+// TestApproxTokens pins the estimate for texts whose real counts are known.
+func TestApproxTokens(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		fam  Tokenizer
+		text string
+		want int
+	}{
+		{"no text is no token", O200k, "", 0},
+		{"a word is a token and a little, rounded up", O200k, "hello", 2},
+		{"words and a comma cost a token each, as o200k counts them", O200k, "Hello Yuki, how have you been?", 9},
+		{"digits go in threes", O200k, "1234567", 3},
+		{"Gemini counts every digit", Gemini, "1234567", 8},
+		{"a Han character is about a token, as cl100k counts them", Cl100k, "東京都", 4},
+		{"Claude counts a fifth more than cl100k", Claude, strings.Repeat("word ", 100), 160},
+		{"cl100k for the same", Cl100k, strings.Repeat("word ", 100), 130},
+		{"an unknown family counts as Claude", Tokenizer(200), strings.Repeat("word ", 100), 160},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, ApproxTokens(tc.fam)(tc.text))
+		})
+	}
+	require.Equal(t, "o200k", O200k.String())
+	require.Equal(t, "Tokenizer(9)", Tokenizer(9).String())
 }
