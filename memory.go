@@ -47,8 +47,10 @@
 // can keep unverified material out of the context altogether. A call and
 // its result always travel together.
 //
-// The characters of everything but the final query never exceed the budget,
-// framing included. No line byheart quotes (a turn, natively or in the
+// Everything but the final query never exceeds the budget, framing
+// included: characters by default, or tokens with Options.Measure (see
+// ApproxTokens). Result.Spent says what each kind of part cost and
+// Result.Rebuild why a call rebuilt; Options.Logger logs both. No line byheart quotes (a turn, natively or in the
 // memory block, or outside material) can pass for one of its markers, a
 // speaker label or a date line, however it is spelled (lookalike letters of
 // other scripts, full width, case, zero-width or bidi characters): such a
