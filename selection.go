@@ -742,8 +742,9 @@ func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
 // appended since follow it as native messages, and when a query needs
 // stretches the context lacks, they are quoted in a new memory part after
 // everything already sent, so every earlier part stays byte for byte what
-// the cache holds. The log is rebuilt (compacted) only when it would
-// overrun the budget, to a fill that leaves it room to grow again.
+// the cache holds. When it would overrun the budget, it drops its newest
+// recalled parts if a provider still holds what it keeps (see compact), and
+// is otherwise rebuilt, to a fill that leaves it room to grow again.
 
 // kept is the log: the memory block of the last rebuild, then the turns
 // from upto on as native messages, with recalled stretches quoted between
