@@ -19,23 +19,32 @@ type Result struct {
 	Messages []Message `json:"messages"`
 	// StableUpto is the index, in the flattened sequence of all messages'
 	// parts, of the last part that repeats byte for byte until the next
-	// rebuild; it is the place for a cache breakpoint. -1 when no part is
+	// rebuild or compaction (see Reselected); it is the place for a cache
+	// breakpoint. -1 when no part is
 	// stable (an empty conversation).
 	StableUpto int `json:"stable_upto"`
 	// Included holds the first turn of each stretch that reached the
 	// context, ascending.
 	Included []int `json:"included"`
-	// Reselected reports that the selection was rebuilt for this call, so
-	// the cached prefix was invalidated.
+	// Reselected reports that this call does not repeat the previous
+	// call's prefix in full: the selection was rebuilt, so the cached
+	// prefix was invalidated, or the context was compacted, its newest
+	// recalled parts dropped to fit the budget. A compaction keeps every
+	// part before the first one it dropped, the memory block included, and
+	// happens only when an earlier call of the last few minutes ended with
+	// a prefix of those parts at most 20 parts before this call's
+	// StableUpto, so a provider's cache still holds that prefix.
 	Reselected bool `json:"reselected"`
-	// Rebuild says why it was rebuilt; "" when it was not.
+	// Rebuild says why Reselected is set: why the selection was rebuilt,
+	// or RebuildCompacted; "" when Reselected is false.
 	Rebuild Rebuild `json:"rebuild,omitempty"`
 	// Spent is what each kind of part cost, in the budget's unit.
 	Spent Spend `json:"spent"`
 	// Recalled holds the first turn of each stretch this call added to a
 	// kept context, ascending: quoted in a memory part after everything the
 	// previous call sent, so that prefix stays cached (see
-	// Options.Recall). Empty when the context was kept as it was or rebuilt.
+	// Options.Recall), or after what a compaction kept. Empty when the
+	// context was kept as it was or rebuilt.
 	Recalled []int `json:"recalled,omitempty"`
 	// ExternalErr is non-nil when the External source failed, panicked or
 	// outlived the context, or the Retriever failed to weigh its items

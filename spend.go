@@ -93,8 +93,9 @@ func (s *Spend) add(kind PartKind, size int) {
 	}
 }
 
-// Rebuild says why a composition rebuilt the kept context (see
-// Result.Rebuild); "" when it did not.
+// Rebuild says why a composition did not repeat the previous call's
+// prefix in full (see Result.Reselected): why it rebuilt the kept context,
+// or RebuildCompacted; "" when it repeated it.
 type Rebuild string
 
 // The reasons for a rebuild.
@@ -117,7 +118,9 @@ const (
 	// turns are cut to share it and the context is made afresh each call.
 	RebuildStep Rebuild = "step"
 	// RebuildOverBudget: the kept context with the turns appended since
-	// has outgrown the budget.
+	// has outgrown the budget, and dropping recalled parts (see
+	// RebuildCompacted) could not make room while the provider still holds
+	// what it would keep.
 	RebuildOverBudget Rebuild = "over-budget"
 	// RebuildWeaker: the kept context served the query less well than a
 	// fresh selection would (see Options.Stability), and Options.Recall is
@@ -125,8 +128,13 @@ const (
 	RebuildWeaker Rebuild = "weaker"
 	// RebuildNoRoom: the kept context served the query less well than a
 	// fresh selection would, and the stretches it lacked did not fit in
-	// what was left of the budget.
+	// what was left of the budget, even with recalled parts dropped.
 	RebuildNoRoom Rebuild = "no-room"
+	// RebuildCompacted: not a rebuild. The kept context would have
+	// outgrown the budget, so its newest recalled parts were dropped; every
+	// part before them, the memory block included, repeats, and a
+	// provider's cache still holds them (see Result.Reselected).
+	RebuildCompacted Rebuild = "compacted"
 )
 
 // logCall writes one Debug line about a composition to lg.
