@@ -281,7 +281,7 @@ func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
 		if limit > 0 && len(picked) == limit {
 			break
 		}
-		if capacity < minStretchSize {
+		if capacity < m.meter.minStretch {
 			break
 		}
 		a := m.str[s].start
@@ -317,7 +317,7 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int) (keys, picked []int) {
 		if limit > 0 && len(picked) == limit {
 			break
 		}
-		if capacity < minStretchSize {
+		if capacity < m.meter.minStretch {
 			break
 		}
 		h, size, ok := f.next(capacity)
@@ -818,26 +818,31 @@ func (m *Memory) quote(keys, ends []int, header string) quote {
 // the last call, it is compacted (see compact) and rebuilt only when that
 // is not enough, when it no longer matches the conversation, or when the
 // newest step is cut to fit. reserve is what a rebuild leaves free for
-// outside material. It reports whether the previous call's prefix was not
-// repeated in full (a rebuild or a compaction) and the first turn of each
-// stretch it recalled.
-func (m *Memory) reselect(rk *ranking, reserve int) (reselected bool, recalled []int) {
-	sel := m.sel
-	// While the newest step is cut to fit, how much each turn keeps
-	// changes as the step grows, so the log is made afresh.
-	if sel == nil || m.opt.Stability < 0 || !m.current(sel) || m.cap.on {
+// outside material. It reports why the previous call's prefix is not
+// repeated in full ("" when it is) and the first turn of each stretch it
+// recalled.
+func (m *Memory) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int) {
+	if why := m.unkept(); why != "" {
 		m.rebuild(rk, reserve)
-		return true, nil
+		return why, nil
 	}
+	sel := m.sel
 	over := m.logSize(sel) > m.opt.Budget
 	cut := m.cut()
 	_, picked := rk.choose(cut, m.capacity(cut, 0), max(m.tune.judged, m.opt.Recall))
 	if !over && m.serves(rk, sel, picked) {
-		return false, nil
+		return "", nil
+	}
+	why = RebuildNoRoom
+	if over {
+		why = RebuildOverBudget
 	}
 	if m.opt.Recall < 0 {
+		if !over {
+			why = RebuildWeaker
+		}
 		m.rebuild(rk, reserve)
-		return true, nil
+		return why, nil
 	}
 	// A recall goes after the newest turn, where a result may still have
 	// to follow its call: then it waits for the next call.
@@ -848,19 +853,42 @@ func (m *Memory) reselect(rk *ranking, reserve int) (reselected bool, recalled [
 	}
 	if !over && m.logSize(sel)+q.size <= m.opt.Budget {
 		if q.size == 0 {
-			return false, nil
+			return "", nil
 		}
 		sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
-		return false, q.keys
+		return "", q.keys
 	}
 	if !m.stillServes(sel, picked) || !m.compact(rk, sel, picked, recall) {
 		m.rebuild(rk, reserve)
-		return true, nil
+		return why, nil
 	}
 	if n := len(sel.recalls); n > 0 && sel.recalls[n-1].at == len(m.turns) {
-		return true, sel.recalls[n-1].keys
+		return RebuildCompacted, sel.recalls[n-1].keys
 	}
-	return true, nil
+	return RebuildCompacted, nil
+}
+
+// unkept says why the kept log cannot be kept whatever the query, or ""
+// when it may be.
+func (m *Memory) unkept() Rebuild {
+	sel := m.sel
+	why := m.dropped
+	m.dropped = ""
+	switch {
+	case m.opt.Stability < 0:
+		return RebuildFresh
+	case sel == nil && why != "":
+		return why
+	case sel == nil:
+		return RebuildFirst
+	case !m.current(sel):
+		return RebuildStale
+	case m.cap.on:
+		// While the newest step is cut to fit, how much each turn keeps
+		// changes as the step grows, so the log is made afresh.
+		return RebuildStep
+	}
+	return ""
 }
 
 // stillServes reports whether a log that must be compacted is worth
@@ -1156,7 +1184,7 @@ func (m *Memory) capStep() {
 // and reserve characters set aside. A sticky rebuild spends only part of it
 // (1 − headroom), leaving the log room to grow into.
 func (m *Memory) capacity(cut, reserve int) int {
-	c := m.opt.Budget - m.tailCost(cut) - reserve - memoryFraming
+	c := m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory
 	if m.opt.Stability >= 0 {
 		c = int(float64(c) * (1 - m.tune.headroom))
 	}
@@ -1179,7 +1207,7 @@ func (m *Memory) rebuild(rk *ranking, reserve int) {
 	keys, _ := rk.choose(cut, m.capacity(cut, reserve), 0)
 	if len(keys) == 0 && m.opt.Stability >= 0 {
 		// The headroom must not cost the query its best stretch.
-		keys, _ = rk.choose(cut, m.opt.Budget-m.tailCost(cut)-reserve-memoryFraming, 1)
+		keys, _ = rk.choose(cut, m.opt.Budget-m.tailCost(cut)-reserve-m.meter.memory, 1)
 	}
 	ends := make([]int, len(keys))
 	for i, k := range keys {

@@ -176,6 +176,7 @@ func TestACompactionKeepsAPrefixAnEarlierCallEndedWith(t *testing.T) {
 					continue
 				}
 				compactions++
+				assert.Equal(t, RebuildCompacted, rs[i].Rebuild, "call %d says it compacted", i)
 				cur := flat(rs[i])
 				// Some earlier call ended with exactly the kept prefix's
 				// first parts, at most 19 parts before this call's end.

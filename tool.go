@@ -118,6 +118,9 @@ func continues(prev, r Role) bool {
 // call; a call id is not already waiting) and returns it as the next turn.
 // m is locked.
 func (m *Memory) accept(t Turn) (turn, error) {
+	if m.broken != nil {
+		return turn{}, m.broken
+	}
 	n := len(m.turns)
 	step := n > 0 && continues(m.turns[n-1].Role, t.Role)
 	waiting := int32(0)
@@ -146,7 +149,11 @@ func (m *Memory) accept(t Turn) (turn, error) {
 		}
 		waiting--
 	}
-	return m.makeTurn(t, waiting), nil
+	x := m.makeTurn(t, waiting)
+	if err := m.meter.take(); err != nil {
+		return turn{}, err
+	}
+	return x, nil
 }
 
 // waitingCall returns the first call of the current step with the given id
@@ -299,11 +306,11 @@ func writeEntry(b *strings.Builder, tt *turn) {
 	b.WriteByte('\n')
 }
 
-// agentLineSize is the characters writeEntry writes for tt.
-func agentLineSize(tt *turn) int {
+// entryOf is what writeEntry writes for tt.
+func entryOf(tt *turn) string {
 	var b strings.Builder
 	writeEntry(&b, tt)
-	return utf8.RuneCountInString(b.String())
+	return b.String()
 }
 
 // nativeTool is agent turn tt as its own message part.
