@@ -19,19 +19,32 @@ type Result struct {
 	Messages []Message `json:"messages"`
 	// StableUpto is the index, in the flattened sequence of all messages'
 	// parts, of the last part that repeats byte for byte until the next
-	// rebuild; it is the place for a cache breakpoint. -1 when no part is
+	// rebuild or compaction (see Reselected); it is the place for a cache
+	// breakpoint. -1 when no part is
 	// stable (an empty conversation).
 	StableUpto int `json:"stable_upto"`
 	// Included holds the first turn of each stretch that reached the
 	// context, ascending.
 	Included []int `json:"included"`
-	// Reselected reports that the selection was rebuilt for this call, so
-	// the cached prefix was invalidated.
+	// Reselected reports that this call does not repeat the previous
+	// call's prefix in full: the selection was rebuilt, so the cached
+	// prefix was invalidated, or the context was compacted, its newest
+	// recalled parts dropped to fit the budget. A compaction keeps every
+	// part before the first one it dropped, the memory block included, and
+	// happens only when an earlier call of the last few minutes ended with
+	// a prefix of those parts at most 20 parts before this call's
+	// StableUpto, so a provider's cache still holds that prefix.
 	Reselected bool `json:"reselected"`
+	// Rebuild says why Reselected is set: why the selection was rebuilt,
+	// or RebuildCompacted; "" when Reselected is false.
+	Rebuild Rebuild `json:"rebuild,omitempty"`
+	// Spent is what each kind of part cost, in the budget's unit.
+	Spent Spend `json:"spent"`
 	// Recalled holds the first turn of each stretch this call added to a
 	// kept context, ascending: quoted in a memory part after everything the
 	// previous call sent, so that prefix stays cached (see
-	// Options.Recall). Empty when the context was kept as it was or rebuilt.
+	// Options.Recall), or after what a compaction kept. Empty when the
+	// context was kept as it was or rebuilt.
 	Recalled []int `json:"recalled,omitempty"`
 	// ExternalErr is non-nil when the External source failed, panicked or
 	// outlived the context, or the Retriever failed to weigh its items
@@ -55,10 +68,12 @@ type Message struct {
 // message carries its Call too, so an adapter can send it in the
 // provider's own shape (a tool_use or tool_result block, an assistant tool
 // call or a tool message); its Text is the same turn as plain text, framed,
-// for a provider without tools. Call is nil on every other part.
+// for a provider without tools. Call is nil on every other part. Kind
+// says what the part holds.
 type Part struct {
-	Text string `json:"text"`
-	Call *Call  `json:"call,omitempty"`
+	Text string   `json:"text"`
+	Call *Call    `json:"call,omitempty"`
+	Kind PartKind `json:"kind,omitempty"`
 }
 
 // Call identifies the tool call a part makes or answers.
@@ -136,11 +151,6 @@ const (
 	minStretchSize = 12
 )
 
-var (
-	memoryFraming   = utf8.RuneCountInString(memoryHeader) + utf8.RuneCountInString(memoryFooter)
-	externalFraming = utf8.RuneCountInString(externalHeader) + utf8.RuneCountInString(externalFooter)
-)
-
 // Compose returns the context to send to the model for query, the user's
 // newest message, which goes last.
 //
@@ -193,6 +203,22 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 	return m.composeFor(ctx, query, false)
 }
 
+// composeFor is Compose for query, or with cont, Continue, written to
+// Options.Logger when there is one.
+func (m *Memory) composeFor(ctx context.Context, query string, cont bool) (Result, error) {
+	lg := m.opt.Logger
+	if lg == nil {
+		return m.composeCall(ctx, query, cont)
+	}
+	start := time.Now()
+	r, err := m.composeCall(ctx, query, cont)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	logCall(ctx, lg, cont, &r, err, time.Since(start))
+	return r, err
+}
+
 // Continue composes the context for the model's next step when the
 // conversation itself ends with what the model must answer: the user's
 // message, appended already, or the results of the tool calls the model
@@ -225,8 +251,8 @@ func (m *Memory) lastUser() int {
 	return len(m.turns)
 }
 
-// composeFor is Compose for query, or with cont, Continue.
-func (m *Memory) composeFor(ctx context.Context, query string, cont bool) (Result, error) {
+// composeCall is Compose for query, or with cont, Continue.
+func (m *Memory) composeCall(ctx context.Context, query string, cont bool) (Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -304,17 +330,21 @@ func fetch(ctx context.Context, src External, query string) ([]Item, error) {
 type layout struct {
 	parts []Part
 	roles []Role
-	size  int
+	size  int // what all parts but the query cost
+	spent Spend
 }
 
-func (l *layout) add(role Role, text string, size int) {
-	l.addPart(role, Part{Text: text}, size)
+func (l *layout) add(kind PartKind, text string, size int) {
+	l.addPart(User, Part{Text: text, Kind: kind}, size)
 }
 
 func (l *layout) addPart(role Role, p Part, size int) {
 	l.parts = append(l.parts, p)
 	l.roles = append(l.roles, role)
-	l.size += size
+	l.spent.add(p.Kind, size)
+	if p.Kind != PartQuery {
+		l.size += size
+	}
 }
 
 // messages groups consecutive parts of one role into one message.
@@ -333,6 +363,31 @@ func (l *layout) messages() []Message {
 }
 
 func (m *Memory) compose(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
+	if m.broken != nil {
+		return Result{}, m.broken
+	}
+	r, err := m.layOut(ctx, query, items, cont)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := m.meter.take(); err != nil {
+		// The kept context may have been rebuilt on the way: dropping it
+		// leaves the memory as a call that changed nothing would, but cold.
+		m.drop(RebuildFirst)
+		return Result{}, err
+	}
+	return r, nil
+}
+
+// drop forgets the kept context, for the next rebuild to report why.
+func (m *Memory) drop(why Rebuild) {
+	if m.sel != nil {
+		m.sel, m.dropped = nil, why
+	}
+}
+
+// layOut composes the context for query and the outside material items.
+func (m *Memory) layOut(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
 	budget := m.opt.Budget
 	m.from = len(m.turns)
 	if cont {
@@ -351,7 +406,7 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item, cont b
 	if m.total <= budget {
 		// Rule 1: the whole history fits, and a full history on a warm
 		// cache is cheaper than any assembly.
-		m.sel = nil
+		m.sel, m.dropped = nil, ""
 		for t := range m.turns {
 			m.addNative(&l, t)
 		}
@@ -363,24 +418,26 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item, cont b
 		if m.opt.Stability < 0 && len(admitted) > 0 {
 			// One-shot use fills the whole budget, so outside material
 			// that earned its place must be set aside first.
-			ext, extSize = renderExternal(items, admitted, (budget-m.tailCost(m.cut()))/2)
+			ext, extSize = m.renderExternal(items, admitted, (budget-m.tailCost(m.cut()))/2)
 			reserve = extSize
 		}
-		r.Reselected, r.Recalled = m.reselect(rk, reserve)
+		r.Rebuild, r.Recalled = m.reselect(rk, reserve)
+		r.Reselected = r.Rebuild != ""
 		m.addLog(&l)
 		r.Included = m.included()
 	}
 	r.StableUpto = len(l.parts) - 1
 	if len(admitted) > 0 && ext == "" {
-		ext, extSize = renderExternal(items, admitted, budget-l.size)
+		ext, extSize = m.renderExternal(items, admitted, budget-l.size)
 	}
 	if ext != "" {
-		l.add(User, ext, extSize)
+		l.add(PartOutside, ext, extSize)
 	}
 	if !cont {
-		l.add(User, query, 0)
+		l.add(PartQuery, query, m.meter.size(query))
 	}
 	r.Messages = l.messages()
+	r.Spent = l.spent
 	r.ExternalErr = w.err
 	return r, nil
 }
@@ -390,12 +447,12 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item, cont b
 func (m *Memory) addLog(l *layout) {
 	sel := m.sel
 	if sel.block.text != "" {
-		l.add(User, sel.block.text, sel.block.size)
+		l.add(PartMemory, sel.block.text, sel.block.size)
 	}
 	r := sel.recalls
 	for t := sel.upto; t <= len(m.turns); t++ {
 		for len(r) > 0 && r[0].at == t {
-			l.add(User, r[0].text, r[0].size)
+			l.add(PartRecalled, r[0].text, r[0].size)
 			r = r[1:]
 		}
 		if t < len(m.turns) {
@@ -414,12 +471,14 @@ func (m *Memory) addNative(l *layout, t int) {
 	case tt.Role.agent():
 		text = nativeTool(tt) // guarded within its frame
 		if tt.native > cost {
-			text = clip(text, cost)
+			text = m.clip(text, cost)
 		}
+	case tt.native > cost && m.meter.f != nil:
+		text = m.clip(guard(text), cost)
 	case tt.native > cost:
 		// The guard only opens lines, so the part's first characters come
 		// from the text's first lines: guarding those is enough.
-		text = clip(guard(linesOf(text, cost)), cost)
+		text = m.clip(guard(linesOf(text, cost)), cost)
 	case tt.quoted:
 		text = guard(text)
 	}
@@ -434,8 +493,8 @@ func (m *Memory) nativeCost(t int) int {
 	return c
 }
 
-// clip cuts text to n characters, ending with clipMark.
-func clip(text string, n int) string {
+// clipChars cuts text to n characters, ending with clipMark.
+func clipChars(text string, n int) string {
 	keep := n - utf8.RuneCountInString(clipMark)
 	if keep <= 0 {
 		return string([]rune(clipMark)[:max(n, 0)])
@@ -565,7 +624,7 @@ func (c *conversation) newDay(t int) bool {
 func (c *conversation) lineCost(a, t int) int {
 	n := c.turns[t].line
 	if t == a || c.newDay(t) {
-		n += utf8.RuneCountInString(dateLine(&c.turns[t]))
+		n += int(c.turns[t].date)
 	}
 	return n
 }
@@ -593,7 +652,10 @@ func (m *Memory) renderBlock(keys, ends []int, header string) (string, int) {
 		}
 	}
 	b.Grow(grow)
-	size := utf8.RuneCountInString(header) + utf8.RuneCountInString(memoryFooter)
+	size := m.meter.memory
+	if header == recallHeader {
+		size = m.meter.recall
+	}
 	b.WriteString(header)
 	for i, k := range keys {
 		for t := k; t < ends[i]; t++ {
@@ -636,36 +698,33 @@ func (m *Memory) admit(w weighing) []int {
 	return order
 }
 
-// renderExternal frames the admitted items that fit in room characters;
-// "" when none does.
-func renderExternal(items []Item, admitted []int, room int) (string, int) {
-	room -= externalFraming
-	var chosen []int
+// renderExternal frames the admitted items that fit in room, in the
+// budget's unit; "" when none does.
+func (m *Memory) renderExternal(items []Item, admitted []int, room int) (string, int) {
+	room -= m.meter.external
+	size := m.meter.external
+	var entries []string
 	for _, i := range admitted {
-		if size := entrySize(len(chosen)+1, items[i]); size <= room {
-			room -= size
-			chosen = append(chosen, i)
+		e := entryText(len(entries)+1, items[i])
+		if n := m.meter.size(e); n <= room {
+			room -= n
+			size += n
+			entries = append(entries, e)
 		}
 	}
-	if len(chosen) == 0 {
+	if len(entries) == 0 {
 		return "", 0
 	}
-	var b strings.Builder
-	size := externalFraming
-	b.WriteString(externalHeader)
-	for n, i := range chosen {
-		size += entrySize(n+1, items[i])
-		fmt.Fprintf(&b, "(%d) from %s:\n  ", n+1, sourceLabel(items[i].Source))
-		writeIndented(&b, guard(items[i].Text))
-		b.WriteByte('\n')
-	}
-	b.WriteString(externalFooter)
-	return b.String(), size
+	return externalHeader + strings.Join(entries, "") + externalFooter, size
 }
 
-func entrySize(n int, it Item) int {
-	head := fmt.Sprintf("(%d) from %s:\n  ", n, sourceLabel(it.Source))
-	return utf8.RuneCountInString(head) + indentedSize(guard(it.Text)) + 1
+// entryText is item it as the n-th entry of outside material.
+func entryText(n int, it Item) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "(%d) from %s:\n  ", n, sourceLabel(it.Source))
+	writeIndented(&b, guard(it.Text))
+	b.WriteByte('\n')
+	return b.String()
 }
 
 // sourceLabel makes a source name safe to show on one line, guarded like

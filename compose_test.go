@@ -50,7 +50,7 @@ func TestComposeBelowBudgetSendsEveryTurnNativelyThenTheQuery(t *testing.T) {
 		{Assistant, []Part{{Text: turns[2].text}}},
 		{User, []Part{{Text: turns[3].text}}},
 		{Assistant, []Part{{Text: turns[4].text}, {Text: turns[5].text}}},
-		{User, []Part{{Text: "what should I book?"}}},
+		{User, []Part{{Text: "what should I book?", Kind: PartQuery}}},
 	}
 	assert.Equal(t, want, r.Messages)
 	assert.Equal(t, 5, r.StableUpto, "every turn is stable, the query is not")
@@ -63,7 +63,7 @@ func TestComposeBelowBudgetSendsEveryTurnNativelyThenTheQuery(t *testing.T) {
 	r = compose(t, m, "what should I book?")
 	last := r.Messages[len(r.Messages)-1]
 	assert.Equal(t, User, last.Role)
-	assert.Equal(t, []Part{{Text: "also, trains?"}, {Text: "what should I book?"}}, last.Parts)
+	assert.Equal(t, []Part{{Text: "also, trains?"}, {Text: "what should I book?", Kind: PartQuery}}, last.Parts)
 }
 
 func TestComposeAboveBudgetQuotesStretchesInOneBlockThenTheNewestExchange(t *testing.T) {
@@ -106,7 +106,7 @@ func TestComposeAboveBudgetQuotesStretchesInOneBlockThenTheNewestExchange(t *tes
 func TestComposeOnAnEmptyMemorySendsOnlyTheQuery(t *testing.T) {
 	t.Parallel()
 	r := compose(t, New(Options{}), "hello?")
-	assert.Equal(t, []Message{{User, []Part{{Text: "hello?"}}}}, r.Messages)
+	assert.Equal(t, []Message{{User, []Part{{Text: "hello?", Kind: PartQuery}}}}, r.Messages)
 	assert.Equal(t, -1, r.StableUpto)
 	assert.Empty(t, r.Included)
 }

@@ -72,10 +72,12 @@ type prepared struct {
 
 // prepareStored checks and derives turns ahead, in parallel, for
 // prepared.accept, into the spare capacity of m.turns, which it makes; nil
-// when there are too few to share out. m is locked.
+// when there are too few to share out, or when sizes come from
+// Options.Measure, which need not be safe for concurrent use and whose
+// failures are reported turn by turn. m is locked.
 func (m *Memory) prepareStored(turns []Turn) *prepared {
 	w := loadWorkers(len(turns))
-	if w < 2 {
+	if w < 2 || m.meter.f != nil {
 		return nil
 	}
 	m.turns = slices.Grow(m.turns, len(turns))
@@ -169,7 +171,7 @@ func newLocalVocab() *localVocab {
 // to share out. m is locked.
 func (m *Memory) tokenizeAhead(starts []int) *ahead {
 	w := loadWorkers(len(m.turns) - starts[0])
-	if w < 2 {
+	if w < 2 || m.meter.f != nil {
 		return nil
 	}
 	a := &ahead{texts: make([]textAhead, len(starts)), vocab: make([]*localVocab, w)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -160,4 +161,26 @@ func TestRestoreOfALongConversationComposesAsTheSavedMemory(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
 	}
+}
+
+// Not parallel: it sets GOMAXPROCS.
+func TestALoadNeverCallsTheMeasureFromTwoGoroutines(t *testing.T) {
+	var inside, overlapped atomic.Int32
+	count := ApproxTokens(O200k)
+	measure := func(s string) int {
+		if inside.Add(1) > 1 {
+			overlapped.Store(1)
+		}
+		defer inside.Add(-1)
+		return count(s)
+	}
+	opts := Options{Budget: 1500, Measure: measure}
+	c := bigStoredChat(t, opts, 1500)
+	serial, err := restoreWith(t, 1, c, opts)
+	require.NoError(t, err)
+	par, err := restoreWith(t, 4, c, opts)
+	require.NoError(t, err)
+	assert.Zero(t, overlapped.Load(), "a measure need not be safe for concurrent use")
+	assert.Equal(t, serial.turns, par.turns)
+	assert.Equal(t, mustJSON(t, serial), mustJSON(t, par))
 }

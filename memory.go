@@ -47,8 +47,10 @@
 // can keep unverified material out of the context altogether. A call and
 // its result always travel together.
 //
-// The characters of everything but the final query never exceed the budget,
-// framing included. No line byheart quotes (a turn, natively or in the
+// Everything but the final query never exceeds the budget, framing
+// included: characters by default, or tokens with Options.Measure (see
+// ApproxTokens). Result.Spent says what each kind of part cost and
+// Result.Rebuild why a call rebuilt; Options.Logger logs both. No line byheart quotes (a turn, natively or in the
 // memory block, or outside material) can pass for one of its markers, a
 // speaker label or a date line, however it is spelled (lookalike letters of
 // other scripts, full width, case, zero-width or bidi characters): such a
@@ -62,6 +64,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"sync"
 	"time"
@@ -243,14 +246,39 @@ const maxJudged = 8
 // 20,000-character budget, 1,000-character stretches and a sticky context
 // that grows by recall.
 type Options struct {
-	// Budget is the most characters (Unicode code points) the composed
-	// context may hold, framing included, not counting the final query.
-	// Zero or less means DefaultBudget.
+	// Budget is the most the composed context may hold, framing included,
+	// not counting the final query: characters (Unicode code points), or
+	// the unit of Measure when it is set. Zero or less means DefaultBudget,
+	// which is characters: set a budget with a measure.
 	Budget int
+
+	// Measure, when set, sizes text in the unit the budget counts, tokens
+	// for instance (see ApproxTokens); nil counts characters. Every part
+	// but the query is sized with it: each turn, natively and as a line of
+	// the memory block, each date line, byheart's framing, outside material
+	// and a turn cut to fit. A memory block or outside material is sized as
+	// the sum of its lines, so the guarantee that the parts never measure
+	// more than Budget in all holds for a measure that
+	//   - gives the same number for the same text every time, never a
+	//     negative one, and 0 for no text (it is not asked about "");
+	//   - does not count two texts joined at a line break as more than the
+	//     two apart: Measure(a+b) <= Measure(a)+Measure(b) whenever a ends
+	//     with "\n" and b starts with a character that is not a space.
+	// Characters, bytes and words meet it, and so do the OpenAI tokenizers
+	// at such joins (they split text at line breaks before anything else),
+	// and ApproxTokens for any join. Sizes are measured once, when a turn is
+	// appended or restored, so a slow measure slows Append, not Compose. A
+	// measure that panics or returns a negative number makes the call that
+	// met it fail with ErrMeasure. Like Budget, the measure is configuration:
+	// ToJSON does not save it, and FromJSON measures with the one it is given.
+	Measure func(text string) int
 
 	// Chunk is the size in characters at which the open stretch closes and
 	// the next turn starts a new one. A pause of an hour or more between two
-	// turns' times closes it too. Zero or less means DefaultChunk.
+	// turns' times closes it too. Zero or less means DefaultChunk. It stays
+	// in characters whatever Measure is: a stretch is about how much talk it
+	// holds, not what it costs, so a conversation is cut the same way for
+	// every model and its saved boundaries stay meaningful.
 	Chunk int
 
 	// Stability says how readily a kept context is left as it is. A new
@@ -298,6 +326,12 @@ type Options struct {
 	// material when it is weighed against the conversation. Zero admits it
 	// only when its best item outscores the conversation's best stretch.
 	ExternalMargin float64
+
+	// Logger, when set, gets one Debug line for each Compose and Continue:
+	// what the context spent by kind of part, whether and why it was
+	// rebuilt, and how long the call took. Nil logs nothing and costs
+	// nothing.
+	Logger *slog.Logger
 
 	// Unverified says what becomes of tool results and notes whose source
 	// is not authenticated: Quote (the zero value) frames them with their
@@ -361,9 +395,10 @@ type turn struct {
 	said
 	agent    *agentFields // nil unless Role.agent()
 	shown    string       // Text with resolved dates beside it: what is indexed and rendered
-	native   int          // characters of the turn as its own message part, guarded
-	line     int          // characters of the turn as a line of the memory block, guarded
+	native   int          // size of the turn as its own message part, guarded, in the budget's unit
+	line     int          // size of the turn as a line of the memory block, guarded
 	runes    int          // characters of shown
+	date     int32        // size of the date line that may stand above the turn
 	Redacted bool         // set on the placeholder Redact leaves
 	quoted   bool         // the guard opens some line of shown
 	// hidden is set on a quarantined turn (see Options.Unverified): kept
@@ -424,11 +459,14 @@ type Memory struct {
 	opt          Options
 	tune         tuning
 	ranker       ranker     // the Retriever or the built-in BM25, chosen once
+	meter        meter      // sizes in the budget's unit
+	broken       error      // the measure failed on byheart's own framing: nothing can be sized
 	conversation            // the turns and their stretches
 	ix           *index     // derived: the closed stretches' terms, and the open one's
 	sizes        sizeRanges // derived: stretch sizes by block
 	texts        []string   // derived: stretch texts for a Retriever, by stretch; "" until built
 	sel          *kept      // rule 3: the selection kept between calls
+	dropped      Rebuild    // why sel was dropped, if it was, for the next rebuild to report
 	scratch                 // working space for one call
 }
 
@@ -445,7 +483,10 @@ type scratch struct {
 
 // New returns an empty Memory configured by opts.
 func New(opts Options) *Memory {
-	return &Memory{opt: opts.normalized(), tune: defaults, ix: newIndex(), ranker: newRanker(opts.Retriever)}
+	m := &Memory{opt: opts.normalized(), tune: defaults, ix: newIndex(), ranker: newRanker(opts.Retriever)}
+	m.meter = newMeter(opts.Measure)
+	m.broken = m.meter.take()
+	return m
 }
 
 // Len returns the number of turns appended so far.
@@ -593,15 +634,27 @@ func (m *Memory) makeTurn(t Turn, waiting int32) turn {
 		x.shown = Annotate(t.Text, t.Time)
 	}
 	x.runes = utf8.RuneCountInString(x.shown)
-	if t.Role.agent() {
-		x.native = utf8.RuneCountInString(nativeTool(&x))
-		x.line = agentLineSize(&x)
-		return x
+	z := &m.meter
+	switch {
+	case t.Role.agent():
+		x.native = z.size(nativeTool(&x))
+		x.line = z.size(entryOf(&x))
+	case z.f != nil:
+		quoted := guard(x.shown)
+		x.quoted = len(quoted) != len(x.shown)
+		x.native = z.size(quoted)
+		x.line = z.size(lineText(t.Role, quoted))
+	default:
+		quoted := guard(x.shown)
+		x.quoted = len(quoted) != len(x.shown)
+		x.native = x.runes + len(quoted) - len(x.shown) // the guard adds ASCII only
+		x.line = lineSize(t.Role, quoted)
 	}
-	quoted := guard(x.shown)
-	x.quoted = len(quoted) != len(x.shown)
-	x.native = x.runes + len(quoted) - len(x.shown) // the guard adds ASCII only
-	x.line = lineSize(t.Role, quoted)
+	if z.f != nil {
+		x.date = int32(min(z.size(dateLine(&x)), unmeasured))
+	} else {
+		x.date = int32(dateSize(&x))
+	}
 	return x
 }
 
@@ -709,6 +762,8 @@ func (c *conversation) stretchOf(t int) int {
 // calls and results stay paired. Its text, and its source, become
 // unreachable: they leave the index, the encoding cache, the kept selection
 // (the next Compose rebuilds) and everything ToJSON writes from then on.
+// It fails only with ErrIndex, or, with the turn redacted all the same,
+// with ErrMeasure when Options.Measure fails on the placeholder.
 func (m *Memory) Redact(i int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -724,6 +779,10 @@ func (m *Memory) Redact(i int) error {
 		placeholder.Tool, placeholder.CallID = old.agent.Tool, old.agent.CallID
 	}
 	m.turns[i] = m.makeTurn(placeholder, old.waiting)
+	// The words must go even if the measure fails on the placeholder,
+	// which is then never sent (see unmeasured): the failure is reported
+	// once the redaction is done.
+	failed := m.meter.take()
 	m.total += m.turns[i].native - old.native
 	s := m.stretchOf(i)
 	a, b := m.str[s].start, m.stretchEnd(s)
@@ -739,8 +798,13 @@ func (m *Memory) Redact(i int) error {
 		m.ix.release(m.str[s].slot, int32(s))
 		m.str[s].slot = slot
 	}
-	m.sel = nil
+	if m.sel != nil {
+		m.sel, m.dropped = nil, RebuildRedacted
+	}
 	m.texts = nil
+	if failed != nil {
+		return fmt.Errorf("byheart: turn %d is redacted, but its placeholder could not be measured and is left out of the context: %w", i, failed)
+	}
 	return nil
 }
 

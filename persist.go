@@ -171,6 +171,9 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 // could have made, and otherwise drops it: the next Compose rebuilds.
 func (m *Memory) restoreKept(s *wireKept) {
 	m.sel = nil
+	if s != nil && !m.validKept(s) {
+		m.dropped = RebuildRestored
+	}
 	if s != nil && m.validKept(s) {
 		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto}
 		for _, r := range s.Recalls {

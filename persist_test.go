@@ -1030,7 +1030,7 @@ func TestRestoredMemoryComposesAndSavesByteForByte(t *testing.T) {
 			r2, err2 := m2.Compose(ctx, q)
 			require.NoError(t, err1)
 			require.NoError(t, err2)
-			require.Equal(t, r1, r2, "memory %d: the restored memory composes the same context", k)
+			require.Equal(t, unsaved(r1), unsaved(r2), "memory %d: the restored memory composes the same context", k)
 			say(m, m2)
 		}
 		require.Equal(t, mustJSON(t, m), mustJSON(t, m2), "memory %d", k)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"time"
 )
 
 // ranking is one query's score for every stretch: computed on demand for
@@ -280,7 +281,7 @@ func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
 		if limit > 0 && len(picked) == limit {
 			break
 		}
-		if capacity < minStretchSize {
+		if capacity < m.meter.minStretch {
 			break
 		}
 		a := m.str[s].start
@@ -316,7 +317,7 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int) (keys, picked []int) {
 		if limit > 0 && len(picked) == limit {
 			break
 		}
-		if capacity < minStretchSize {
+		if capacity < m.meter.minStretch {
 			break
 		}
 		h, size, ok := f.next(capacity)
@@ -741,8 +742,9 @@ func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
 // appended since follow it as native messages, and when a query needs
 // stretches the context lacks, they are quoted in a new memory part after
 // everything already sent, so every earlier part stays byte for byte what
-// the cache holds. The log is rebuilt (compacted) only when it would
-// overrun the budget, to a fill that leaves it room to grow again.
+// the cache holds. When it would overrun the budget, it drops its newest
+// recalled parts if a provider still holds what it keeps (see compact), and
+// is otherwise rebuilt, to a fill that leaves it room to grow again.
 
 // kept is the log: the memory block of the last rebuild, then the turns
 // from upto on as native messages, with recalled stretches quoted between
@@ -811,49 +813,182 @@ func (m *Memory) quote(keys, ends []int, header string) quote {
 // shows score at least (1 − Stability) of what a rebuild would bring, or one
 // of the best a rebuild would bring is among the turns since the last
 // rebuild, so that the query carries on the talk of the moment. Otherwise
-// the best stretches it lacks are recalled into it (see missing). It is
-// rebuilt only when it no longer matches the conversation, already
-// overruns the budget, or cannot take the recall. reserve is what a rebuild
-// leaves free for outside material. It reports whether it rebuilt and the
-// first turn of each stretch it recalled.
-func (m *Memory) reselect(rk *ranking, reserve int) (rebuilt bool, recalled []int) {
-	sel := m.sel
-	// While the newest step is cut to fit, how much each turn keeps
-	// changes as the step grows, so the log is made afresh.
-	if sel == nil || m.opt.Stability < 0 || !m.current(sel) || m.cap.on || m.logSize(sel) > m.opt.Budget {
+// the best stretches it lacks are recalled into it (see missing). When the
+// log would overrun the budget, with the recall or by the turns added since
+// the last call, it is compacted (see compact) and rebuilt only when that
+// is not enough, when it no longer matches the conversation, or when the
+// newest step is cut to fit. reserve is what a rebuild leaves free for
+// outside material. It reports why the previous call's prefix is not
+// repeated in full ("" when it is) and the first turn of each stretch it
+// recalled.
+func (m *Memory) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int) {
+	if why := m.unkept(); why != "" {
 		m.rebuild(rk, reserve)
-		return true, nil
+		return why, nil
 	}
+	sel := m.sel
+	over := m.logSize(sel) > m.opt.Budget
 	cut := m.cut()
 	_, picked := rk.choose(cut, m.capacity(cut, 0), max(m.tune.judged, m.opt.Recall))
-	if m.serves(rk, sel, picked) {
-		return false, nil
+	if !over && m.serves(rk, sel, picked) {
+		return "", nil
+	}
+	why = RebuildNoRoom
+	if over {
+		why = RebuildOverBudget
 	}
 	if m.opt.Recall < 0 {
+		if !over {
+			why = RebuildWeaker
+		}
 		m.rebuild(rk, reserve)
-		return true, nil
+		return why, nil
 	}
-	if n := len(m.turns); m.turns[n-1].waiting > 0 {
-		// A recall goes after the newest turn, where a result may still
-		// have to follow its call: it waits for the next call.
-		return false, nil
+	// A recall goes after the newest turn, where a result may still have
+	// to follow its call: then it waits for the next call.
+	recall := m.turns[len(m.turns)-1].waiting == 0
+	var q quote
+	if recall {
+		q = m.recall(rk, sel, picked)
 	}
+	if !over && m.logSize(sel)+q.size <= m.opt.Budget {
+		if q.size == 0 {
+			return "", nil
+		}
+		sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
+		return "", q.keys
+	}
+	if !m.stillServes(sel, picked) || !m.compact(rk, sel, picked, recall) {
+		m.rebuild(rk, reserve)
+		return why, nil
+	}
+	if n := len(sel.recalls); n > 0 && sel.recalls[n-1].at == len(m.turns) {
+		return RebuildCompacted, sel.recalls[n-1].keys
+	}
+	return RebuildCompacted, nil
+}
+
+// unkept says why the kept log cannot be kept whatever the query, or ""
+// when it may be.
+func (m *Memory) unkept() Rebuild {
+	sel := m.sel
+	why := m.dropped
+	m.dropped = ""
+	switch {
+	case m.opt.Stability < 0:
+		return RebuildFresh
+	case sel == nil && why != "":
+		return why
+	case sel == nil:
+		return RebuildFirst
+	case !m.current(sel):
+		return RebuildStale
+	case m.cap.on:
+		// While the newest step is cut to fit, how much each turn keeps
+		// changes as the step grows, so the log is made afresh.
+		return RebuildStep
+	}
+	return ""
+}
+
+// stillServes reports whether a log that must be compacted is worth
+// keeping for a query for which a rebuild would pick picked, best first: it
+// shows one of the judged best. A log that shows none is about another
+// subject, and a rebuild chooses a block for this one.
+func (m *Memory) stillServes(sel *kept, picked []int) bool {
+	for i := 0; i < m.tune.judged && i < len(picked); i++ {
+		if sel.covers(m.str[picked[i]].start) {
+			return true
+		}
+	}
+	return false
+}
+
+// recallAt makes q a recall placed before turn at.
+func recallAt(at int, q quote) recall { return recall{at: at, quote: q} }
+
+// recall quotes the stretches the log lacks among those a rebuild would
+// pick (see missing); the zero quote when it lacks none.
+func (m *Memory) recall(rk *ranking, sel *kept, picked []int) quote {
 	keys := m.missing(rk, sel, picked)
 	if len(keys) == 0 {
-		return false, nil
+		return quote{}
 	}
 	ends := make([]int, len(keys))
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
 	}
-	q := m.quote(keys, ends, recallHeader)
-	if m.logSize(sel)+q.size > m.opt.Budget {
-		m.rebuild(rk, reserve)
-		return true, nil
-	}
-	sel.recalls = append(sel.recalls, recall{at: len(m.turns), quote: q})
-	return false, keys
+	return m.quote(keys, ends, recallHeader)
 }
+
+// compact makes room in a log that would overrun the budget by dropping
+// its newest recalled parts, so that the log and, if recall is set, a
+// recall of what the shortened log lacks fit the budget. It is worth doing
+// only if a provider's cache still holds what the log keeps: a provider
+// reads an entry an earlier call wrote at its breakpoint (the end of its
+// log) when it lies at most cacheLookback parts before the new
+// breakpoint, and otherwise bills the whole prefix anew, as after a
+// rebuild, which would at least choose a fresh block. So it keeps the
+// fewest recalled parts such that one of them, or for none the block and
+// the turn after it, ended an earlier call within that reach; a stretch
+// dropped that the query still needs comes back in the new recall. The
+// block and the turns after it stay: every turn since the block is in the
+// log, in order. It reports whether it made room; if not, the log is left
+// as it was.
+func (m *Memory) compact(rk *ranking, sel *kept, picked []int, recall bool) bool {
+	all := sel.recalls
+	n := len(m.turns)
+	for j := range len(all) + 1 {
+		// The parts after the earlier call's end that the shortened log
+		// keeps: the turns since it and the new recall.
+		after, made := n-1-sel.upto, sel.upto
+		if j > 0 {
+			after, made = n-all[j-1].at, all[j-1].at
+		}
+		if m.expired(made) {
+			continue // so is every entry before it
+		}
+		sel.recalls = all[:j]
+		var q quote
+		if recall {
+			q = m.recall(rk, sel, picked)
+		}
+		if q.size > 0 {
+			after++
+		}
+		if after >= cacheLookback || m.logSize(sel)+q.size > m.opt.Budget {
+			continue
+		}
+		if q.size > 0 {
+			sel.recalls = append(sel.recalls[:j:j], recallAt(n, q))
+		}
+		return true
+	}
+	sel.recalls = all
+	return false
+}
+
+// expired reports whether the cache entry a call made just before turn t
+// was appended has expired by the time of the newest turn: a provider
+// keeps an entry cacheLifetime after it was written, and turns without a
+// time give no reason to think it gone.
+func (m *Memory) expired(t int) bool {
+	n := len(m.turns)
+	if t >= n {
+		return false // made after the newest turn: by the call before this one
+	}
+	then, now := m.turns[t].Time, m.turns[n-1].Time
+	return !then.IsZero() && !now.IsZero() && now.Sub(then) >= cacheLifetime
+}
+
+// cacheLifetime is how long a provider keeps a cache entry it has not read
+// since (Anthropic's default; OpenAI's is at least as long).
+const cacheLifetime = 5 * time.Minute
+
+// cacheLookback is how many parts, counting back from a call's cache
+// breakpoint, a provider searches for an entry an earlier call left
+// (Anthropic's rule, the strictest of the large providers').
+const cacheLookback = 20
 
 // serves reports whether the log serves a query for which a rebuild would
 // pick picked, best first.
@@ -1049,7 +1184,7 @@ func (m *Memory) capStep() {
 // and reserve characters set aside. A sticky rebuild spends only part of it
 // (1 − headroom), leaving the log room to grow into.
 func (m *Memory) capacity(cut, reserve int) int {
-	c := m.opt.Budget - m.tailCost(cut) - reserve - memoryFraming
+	c := m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory
 	if m.opt.Stability >= 0 {
 		c = int(float64(c) * (1 - m.tune.headroom))
 	}
@@ -1072,7 +1207,7 @@ func (m *Memory) rebuild(rk *ranking, reserve int) {
 	keys, _ := rk.choose(cut, m.capacity(cut, reserve), 0)
 	if len(keys) == 0 && m.opt.Stability >= 0 {
 		// The headroom must not cost the query its best stretch.
-		keys, _ = rk.choose(cut, m.opt.Budget-m.tailCost(cut)-reserve-memoryFraming, 1)
+		keys, _ = rk.choose(cut, m.opt.Budget-m.tailCost(cut)-reserve-m.meter.memory, 1)
 	}
 	ends := make([]int, len(keys))
 	for i, k := range keys {

@@ -121,6 +121,113 @@ func TestBudgetOverflowReselectsAsTurnsAccumulate(t *testing.T) {
 	assert.Less(t, rebuilds, 20, "a rebuild on most calls means nothing was kept")
 }
 
+// chatAcrossTopics appends an exchange every pause and composes a query on
+// each topic in turn, on a log of stretches one topic each that recalls
+// change of subject, and reports every call's Result.
+func chatAcrossTopics(t *testing.T, pause time.Duration, calls int) (*Memory, []Result) {
+	t.Helper()
+	topics := []string{"deploy", "garden", "travel", "music", "cooking", "pricing"}
+	m := topicMemory(t, Options{Budget: 3200, Stability: 0.5}, 6, topics...)
+	when := m.turns[m.Len()-1].Time
+	var out []Result
+	for i := range calls {
+		when = when.Add(pause)
+		mustAppendAt(t, m, User, fmt.Sprintf("so, point %d", i)+strings.Repeat(", and so on", 8), when)
+		mustAppendAt(t, m, Assistant, "yes", when)
+		w := topicWords[topics[(i/4)%len(topics)]]
+		q := "the " + w[i%len(w)] + " and the " + w[(i+3)%len(w)]
+		r := compose(t, m, q)
+		checkResult(t, m, q, r)
+		out = append(out, r)
+	}
+	return m, out
+}
+
+// compacted reports whether cur compacted prev's log: it reselected but
+// kept the memory block, and how many leading parts it kept.
+func compacted(prev, cur Result) (bool, int) {
+	p, c := flat(prev), flat(cur)
+	if !cur.Reselected || len(p) == 0 || len(c) == 0 || p[0] != c[0] || !strings.HasPrefix(c[0], memoryHeader) {
+		return false, 0
+	}
+	n := 0
+	for n < min(len(p), len(c)) && p[n] == c[n] {
+		n++
+	}
+	return true, n
+}
+
+func TestACompactionKeepsAPrefixAnEarlierCallEndedWith(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		pause   time.Duration
+		compact bool
+	}{
+		{"twenty seconds apart: recalled parts are dropped, the block kept", 20 * time.Second, true},
+		{"ten minutes apart: the provider's entries are gone, so it rebuilds", 10 * time.Minute, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, rs := chatAcrossTopics(t, c.pause, 60)
+			compactions := 0
+			for i := 1; i < len(rs); i++ {
+				ok, kept := compacted(rs[i-1], rs[i])
+				if !ok {
+					continue
+				}
+				compactions++
+				assert.Equal(t, RebuildCompacted, rs[i].Rebuild, "call %d says it compacted", i)
+				cur := flat(rs[i])
+				// Some earlier call ended with exactly the kept prefix's
+				// first parts, at most 19 parts before this call's end.
+				found := false
+				for j := i - 1; j >= 0 && !found; j-- {
+					e := rs[j].StableUpto
+					found = e < kept && rs[i].StableUpto-e < cacheLookback &&
+						slices.Equal(flat(rs[j])[:e+1], cur[:e+1])
+				}
+				assert.True(t, found, "call %d: the kept prefix is an earlier call's, within reach", i)
+				assert.LessOrEqual(t, contextRunes(rs[i]), 3200)
+				for _, k := range rs[i].Recalled {
+					assert.Contains(t, rs[i].Included, k, "call %d: a re-recalled stretch is included", i)
+				}
+			}
+			if c.compact {
+				assert.Positive(t, compactions, "a chat that fills its log with recalls compacts it")
+			} else {
+				assert.Zero(t, compactions)
+			}
+		})
+	}
+}
+
+func TestACompactedLogRoundTripsThroughJSON(t *testing.T) {
+	t.Parallel()
+	m, rs := chatAcrossTopics(t, 20*time.Second, 60)
+	last := -1
+	for i := 1; i < len(rs); i++ {
+		if ok, _ := compacted(rs[i-1], rs[i]); ok {
+			last = i
+		}
+	}
+	require.Positive(t, last, "the chat compacts its log")
+	checkRoundTrip(t, m, Options{Budget: 3200, Stability: 0.5}, "the basil and the mulch")
+}
+
+func TestQueriesWithoutNewTurnsCompactOrRebuildWithinTheBudget(t *testing.T) {
+	t.Parallel()
+	// Questions asked in a row with no turn between them: every recall is
+	// made after the newest turn.
+	topics := []string{"deploy", "garden", "travel", "music", "cooking", "pricing"}
+	m := topicMemory(t, Options{Budget: 3200, Stability: 0.5}, 6, topics...)
+	for i := range 40 {
+		w := topicWords[topics[(i*5)%len(topics)]]
+		q := w[i%len(w)] + " " + w[(i+1)%len(w)]
+		r := compose(t, m, q)
+		checkResult(t, m, q, r)
+	}
+}
+
 func TestLiveReplayKeepsThePrefixByteIdenticalBetweenRebuilds(t *testing.T) {
 	t.Parallel()
 	g := newChatGen(7)

@@ -118,11 +118,18 @@ func continues(prev, r Role) bool {
 // call; a call id is not already waiting) and returns it as the next turn.
 // m is locked.
 func (m *Memory) accept(t Turn) (turn, error) {
+	if m.broken != nil {
+		return turn{}, m.broken
+	}
 	t, waiting, err := m.stepOf(t)
 	if err != nil {
 		return turn{}, err
 	}
-	return m.makeTurn(t, waiting), nil
+	x := m.makeTurn(t, waiting)
+	if err := m.meter.take(); err != nil {
+		return turn{}, err
+	}
+	return x, nil
 }
 
 // stepOf is accept's check against the conversation: it returns t as the
@@ -310,11 +317,11 @@ func writeEntry(b *strings.Builder, tt *turn) {
 	b.WriteByte('\n')
 }
 
-// agentLineSize is the characters writeEntry writes for tt.
-func agentLineSize(tt *turn) int {
+// entryOf is what writeEntry writes for tt.
+func entryOf(tt *turn) string {
 	var b strings.Builder
 	writeEntry(&b, tt)
-	return utf8.RuneCountInString(b.String())
+	return b.String()
 }
 
 // nativeTool is agent turn tt as its own message part.

@@ -136,6 +136,7 @@ func writeBill(b *strings.Builder, path string, opts byheart.Options, ro replayO
 	fmt.Fprintf(b, "rebuilds                  %9s  %12s\n", thousands(mine.rebuilds), "—")
 	fmt.Fprintf(b, "\nCold starts: %s (the first call, and each after a pause of %s or more).\n", thousands(cold), ro.gap)
 	b.WriteString("Pricing: tokens are characters / 4; a cacheable prefix (byheart's parts up to StableUpto; every earlier\n" +
-		"turn for the full history) of at least 1,024 tokens is written at 1.25× and read back at 0.1× while the\n" +
-		"next call begins with the same blocks; everything else is billed at 1×.\n")
+		"turn for the full history) of at least 1,024 tokens is written at 1.25× and read back at 0.1× by a later\n" +
+		"call of the session that begins with the same blocks and breaks within 20 blocks after them; everything\n" +
+		"else is billed at 1×.\n")
 }

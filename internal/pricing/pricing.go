@@ -1,30 +1,44 @@
 // Package pricing bills a prompt as a provider with prompt caching would,
 // for the benchmark (eval) and the inspector (cmd/byheart) alike. It mimics
 // a provider's prompt cache with an explicit breakpoint (Anthropic's prompt
-// caching):
+// caching, the stricter of the two large providers' rules):
 //
 //   - tokens are characters / 4;
 //   - the cacheable prefix of a call is every block up to and including its
 //     breakpoint;
-//   - if the previous call cached a prefix, and this call's prompt begins
-//     with exactly those blocks (same roles, same bytes), those tokens are
-//     read from the cache at 0.1×; the rest of this call's cacheable prefix
-//     is written to the cache at 1.25×;
-//   - otherwise the whole cacheable prefix is written at 1.25×, or charged
-//     at 1× when it is shorter than 1,024 tokens, the minimum a provider
-//     caches;
+//   - every call whose cacheable prefix is at least 1,024 tokens (the
+//     minimum a provider caches) leaves an entry in the cache: that prefix;
+//   - a call reads the longest entry that its prompt begins with exactly
+//     (same blocks, same roles, same bytes) and that ends at most
+//     Lookback-1 blocks before its breakpoint (the provider looks for an
+//     entry at each of the Lookback block boundaries ending at the
+//     breakpoint, and nowhere else); those tokens are read at 0.1×, and the
+//     rest of the call's cacheable prefix is written at 1.25×;
+//   - with no entry to read, the whole cacheable prefix is written at 1.25×,
+//     or charged at 1× when it is shorter than 1,024 tokens;
 //   - everything after the breakpoint costs 1×;
-//   - a call the caller says is cold finds nothing cached, since a
-//     provider's cache lives minutes.
+//   - a call the caller says is cold finds nothing cached and clears every
+//     entry, since a provider's cache lives minutes.
 //
 // Matching whole blocks rather than raw bytes follows the provider, which
 // hashes content blocks: a block that grew at its end is a new block. The
-// cache remembers only the newest prefix, so a call cannot read an entry two
-// calls old; that undercounts hits only for a prompt whose prefix flips back
-// and forth. Output tokens are left out.
+// cache holds the newest MaxEntries entries of a session (an entry read is
+// new again, as a read refreshes it at the provider); a provider keeps more,
+// for minutes, so this can only undercount hits. OpenAI's automatic cache,
+// which matches any common prefix of 1,024 tokens or more in 128-token
+// steps with no lookback limit, hits at least wherever this one does.
+// Output tokens are left out.
+//
+// Until byheart's logs could be compacted the cache remembered only the
+// previous call's prefix; every call that hit then hits now, and what
+// remembering more adds is a call whose prompt begins with an older call's
+// prefix, not the previous one's: a log that dropped its newest parts.
 package pricing
 
-import "unicode/utf8"
+import (
+	"slices"
+	"unicode/utf8"
+)
 
 // The provider's terms.
 const (
@@ -32,6 +46,11 @@ const (
 	MinCacheTokens = 1024
 	ReadRate       = 0.1
 	WriteRate      = 1.25
+	// Lookback is how many block boundaries, the breakpoint's own and
+	// those before it, the provider checks for an entry.
+	Lookback = 20
+	// MaxEntries is how many entries the cache keeps in a session.
+	MaxEntries = 32
 )
 
 // Block is one content block of a prompt, the unit a provider caches.
@@ -58,8 +77,13 @@ func (b Bill) Hit() bool { return b.Read > 0 }
 // Cache is the provider's cache for one conversation. The zero value is an
 // empty cache.
 type Cache struct {
-	prefix []Block // the prefix the previous call cached; nil when none
-	tokens float64 // its size
+	entries []entry // oldest first
+}
+
+// entry is a cached prefix and its size in tokens.
+type entry struct {
+	prefix []Block
+	tokens float64
 }
 
 // Charge prices a call: blocks up to and including breakpoint are its
@@ -67,24 +91,57 @@ type Cache struct {
 // the cache expired before the call.
 func (k *Cache) Charge(blocks []Block, breakpoint int, cold bool) Bill {
 	if cold {
-		k.prefix, k.tokens = nil, 0
+		k.entries = k.entries[:0]
 	}
 	stable := blocks[:breakpoint+1]
 	size := Tokens(stable)
 	b := Bill{Plain: Tokens(blocks[breakpoint+1:])}
-	switch {
-	case k.prefix != nil && extends(stable, k.prefix):
-		b.Read, b.Written = k.tokens, size-k.tokens
+	switch i := k.find(stable); {
+	case i >= 0:
+		e := k.entries[i]
+		b.Read, b.Written = e.tokens, size-e.tokens
+		k.entries = append(k.entries[:i], k.entries[i+1:]...) // read: new again
+		k.keep(e)
 	case size >= MinCacheTokens:
 		b.Written = size
 	default:
 		b.Plain += size
 	}
-	k.prefix, k.tokens = nil, 0
 	if size >= MinCacheTokens {
-		k.prefix, k.tokens = stable, size
+		k.keep(entry{slices.Clone(stable), size}) // the caller may reuse blocks
 	}
 	return b
+}
+
+// find returns the index of the longest entry that stable begins with and
+// that ends within Lookback blocks of its end, or -1.
+func (k *Cache) find(stable []Block) int {
+	best := -1
+	for i, e := range k.entries {
+		n := len(e.prefix)
+		if n > len(stable) || len(stable)-n >= Lookback || best >= 0 && n <= len(k.entries[best].prefix) {
+			continue
+		}
+		if extends(stable, e.prefix) {
+			best = i
+		}
+	}
+	return best
+}
+
+// keep adds e as the newest entry, replacing an equal one, and forgets the
+// oldest beyond MaxEntries.
+func (k *Cache) keep(e entry) {
+	for i, old := range k.entries {
+		if len(old.prefix) == len(e.prefix) && extends(e.prefix, old.prefix) {
+			k.entries = append(k.entries[:i], k.entries[i+1:]...)
+			break
+		}
+	}
+	if len(k.entries) == MaxEntries {
+		k.entries = append(k.entries[:0], k.entries[1:]...)
+	}
+	k.entries = append(k.entries, e)
 }
 
 // extends reports whether blocks begins with exactly the blocks of prefix.

@@ -1,6 +1,7 @@
 package pricing
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -43,7 +44,8 @@ func TestCachePricesASessionLikeAProvider(t *testing.T) {
 		{"a shorter prefix of the cached one is not an entry", priced(1, tok("x", 1000), b, c), false, Bill{Plain: 2510}},
 		{"parts after the breakpoint cost 1x", priced(2, a, b, c), false, Bill{Written: 2000, Plain: 510}},
 		{"no breakpoint, no cache", priced(0, a, b), false, Bill{Plain: 2010}},
-		{"and the next call finds nothing cached", priced(2, a, b), false, Bill{Written: 2000, Plain: 10}},
+		{"but the entries of earlier calls are still there", priced(2, a, b), false, Bill{Read: 2000, Plain: 10}},
+		{"a cold call clears them all", priced(2, a, b), true, Bill{Written: 2000, Plain: 10}},
 	}
 	for _, s := range steps {
 		got := k.Charge(s.call.blocks, s.call.breakpoint, s.cold)
@@ -84,4 +86,57 @@ func TestBillEffectiveWeighsEachRate(t *testing.T) {
 
 func TestTokensCountCharactersNotBytes(t *testing.T) {
 	assert.InDelta(t, 1, Tokens([]Block{{"user", "éééé"}}), 1e-9)
+}
+
+// blocks returns n distinct blocks of the given size in tokens.
+func blocks(n, tokens int) []Block {
+	out := make([]Block, n)
+	for i := range out {
+		out[i] = Block{"user", fmt.Sprintf("%04d", i) + strings.Repeat("t", tokens*CharsPerToken-4)}
+	}
+	return out
+}
+
+func TestCacheReadsTheLongestEarlierEntryWithinTheLookback(t *testing.T) {
+	log := blocks(40, 100) // 100 tokens a block: 11 blocks make an entry
+	at := func(n int) call { return priced(n, log[:n]...) }
+	cases := []struct {
+		name    string
+		written []int // the breakpoints of earlier calls, by how many blocks they cache
+		now     int
+		read    float64
+	}{
+		{"the previous call's entry", []int{12}, 14, 1200},
+		{"an entry two calls old, when the previous call's is not a prefix", []int{12, 16}, 14, 1200},
+		{"the longest of several entries", []int{11, 12, 13}, 15, 1300},
+		{"an entry ending 19 blocks before the breakpoint", []int{12}, 31, 1200},
+		{"not one ending 20 blocks before it", []int{12}, 32, 0},
+		{"nor an entry below the minimum, which was never written", []int{10}, 12, 0},
+		{"the same prefix again", []int{12}, 12, 1200},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var k Cache
+			for i, n := range c.written {
+				charge(&k, at(n), i == 0)
+			}
+			got := charge(&k, at(c.now), false)
+			assert.Equal(t, c.read, got.Read)
+			assert.InDelta(t, float64(100*c.now)-c.read, got.Written, 1e-9, "the rest of the prefix is written")
+		})
+	}
+}
+
+func TestCacheForgetsItsOldestEntriesBeyondTheLimit(t *testing.T) {
+	var k Cache
+	first := priced(1, tok("a", 2000))
+	charge(&k, first, true)
+	for i := range MaxEntries - 1 {
+		charge(&k, priced(1, tok(fmt.Sprint(i%10), 1100+i)), false)
+	}
+	assert.True(t, charge(&k, first, false).Hit(), "the oldest of MaxEntries entries is still there, and a read makes it new")
+	for i := range MaxEntries {
+		charge(&k, priced(1, tok(fmt.Sprint(i%10), 1100+i)), false)
+	}
+	assert.False(t, charge(&k, first, false).Hit(), "MaxEntries newer entries push it out")
 }

@@ -1,0 +1,158 @@
+package byheart
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrMeasure: Options.Measure panicked or returned a negative number. The
+// call that met it changed nothing (Redact excepted: see Redact).
+var ErrMeasure = errors.New("byheart: measure failed")
+
+// unmeasured is the size given to a text the measure failed on: more than
+// any budget, so nothing that could not be measured is ever sent.
+const unmeasured = math.MaxInt32
+
+// meter sizes text in the budget's unit: Options.Measure, or characters.
+// It keeps the first failure of the measure for the call in progress to
+// report, and the sizes of byheart's own framing, measured once.
+type meter struct {
+	f   func(string) int
+	err error
+	// memory, recall and external are the header and footer of a memory
+	// block, a recalled memory part and outside material, together.
+	memory, recall, external int
+	// clipMark is the size of the mark that ends a clipped turn.
+	clipMark int
+	// minStretch is a lower bound on any stretch's size, so a fill stops
+	// looking once less is left.
+	minStretch int
+}
+
+// newMeter returns the meter for measure f (nil for characters). A failure
+// of f on the framing stays in err.
+func newMeter(f func(string) int) meter {
+	z := meter{f: f, minStretch: minStretchSize}
+	if f != nil {
+		z.minStretch = 1
+	}
+	z.memory = z.size(memoryHeader) + z.size(memoryFooter)
+	z.recall = z.size(recallHeader) + z.size(memoryFooter)
+	z.external = z.size(externalHeader) + z.size(externalFooter)
+	z.clipMark = z.size(clipMark)
+	return z
+}
+
+// size is the measure of s; unmeasured if the measure fails on it.
+func (z *meter) size(s string) int {
+	if z.f == nil {
+		return utf8.RuneCountInString(s)
+	}
+	if s == "" {
+		return 0
+	}
+	return z.call(s)
+}
+
+func (z *meter) call(s string) (n int) {
+	defer func() {
+		if p := recover(); p != nil {
+			z.fail(fmt.Errorf("%w: panic: %v", ErrMeasure, p))
+			n = unmeasured
+		}
+	}()
+	n = z.f(s)
+	if n < 0 {
+		z.fail(fmt.Errorf("%w: %d for a text of %d bytes", ErrMeasure, n, len(s)))
+		return unmeasured
+	}
+	return min(n, unmeasured)
+}
+
+func (z *meter) fail(err error) {
+	if z.err == nil {
+		z.err = err
+	}
+}
+
+// take returns the failure kept since the last take, and forgets it.
+func (z *meter) take() error {
+	err := z.err
+	z.err = nil
+	return err
+}
+
+// lineText is a user's or an assistant's turn as a line of the memory
+// block, quoted being its shown text, guarded.
+func lineText(r Role, quoted string) string {
+	var b strings.Builder
+	b.Grow(len(quoted) + 16)
+	b.WriteString(label(r))
+	writeIndented(&b, quoted)
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// dateSize is the characters of dateLine for a turn said at the time of t,
+// worked out without formatting the date.
+func dateSize(t *turn) int {
+	if t.Time.IsZero() {
+		return len("---\n")
+	}
+	y, mo, d := t.Time.Date()
+	n := len("---  ---\n") + 1 + len(mo.String()) + 1 + 4 // a year of 0-9999, as ToJSON keeps it
+	for ; y >= 10000; y /= 10 {
+		n++
+	}
+	if d >= 10 {
+		return n + 2
+	}
+	return n + 1
+}
+
+// clip cuts text so that it measures at most n, ending with clipMark,
+// keeping as much of its start as fits. A budget the mark itself does not
+// fit in gets the longest start of the mark that does.
+func (m *Memory) clip(text string, n int) string {
+	z := &m.meter
+	if z.f == nil {
+		return clipChars(text, n)
+	}
+	if z.size(text) <= n {
+		return text
+	}
+	// The most runes of text that may stay, by bisection: the measure of
+	// a longer start is not always larger, so the answer is checked.
+	runes := utf8.RuneCountInString(text)
+	lo, hi := 0, runes
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if z.size(prefix(text, mid)+clipMark) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	if c := prefix(text, lo) + clipMark; z.size(c) <= n {
+		return c
+	}
+	for k := utf8.RuneCountInString(clipMark) - 1; k > 0; k-- {
+		if c := prefix(clipMark, k); z.size(c) <= n {
+			return c
+		}
+	}
+	return ""
+}
+
+// prefix returns the first k runes of s.
+func prefix(s string, k int) string {
+	i := 0
+	for ; k > 0 && i < len(s); k-- {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i]
+}

@@ -1,0 +1,178 @@
+package byheart
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// PartKind says what a part of a composition holds, so an adapter can
+// treat byheart's own parts apart from the conversation's turns.
+type PartKind uint8
+
+// The kinds of part. The zero value is a turn, so a Part built by hand is
+// one.
+const (
+	// PartTurn is a turn of the conversation sent as its own part.
+	PartTurn PartKind = iota
+	// PartMemory is the memory block: stretches of the conversation
+	// quoted when it is over the budget.
+	PartMemory
+	// PartRecalled is a memory part that a later query added to a kept
+	// context (see Result.Recalled).
+	PartRecalled
+	// PartOutside is outside material (see Options.External).
+	PartOutside
+	// PartQuery is the query given to Compose.
+	PartQuery
+	partKinds
+)
+
+var partKindNames = [partKinds]string{"turn", "memory", "recalled", "outside", "query"}
+
+// String returns the kind's name, as JSON writes it.
+func (k PartKind) String() string {
+	if k < partKinds {
+		return partKindNames[k]
+	}
+	return fmt.Sprintf("PartKind(%d)", uint8(k))
+}
+
+// MarshalText writes the kind's name.
+func (k PartKind) MarshalText() ([]byte, error) {
+	if k >= partKinds {
+		return nil, fmt.Errorf("byheart: unknown part kind %d", uint8(k))
+	}
+	return []byte(partKindNames[k]), nil
+}
+
+// UnmarshalText reads a kind's name.
+func (k *PartKind) UnmarshalText(b []byte) error {
+	for i, name := range partKindNames {
+		if string(b) == name {
+			*k = PartKind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("byheart: unknown part kind %q", b)
+}
+
+// Spend is what a composition spent, by kind of part, in the budget's unit
+// (characters, or Options.Measure's). Each memory part and outside
+// material counts its framing. The sizes are those the budget was kept
+// with: a turn as it was measured when appended, a memory part as the sum
+// of its lines. For characters they are the parts' exact sizes; for a
+// measure that meets the contract of Options.Measure, each is at least
+// the measure of its part.
+type Spend struct {
+	Memory   int `json:"memory"`   // the memory block
+	Recalled int `json:"recalled"` // memory parts recalled into a kept context
+	Turns    int `json:"turns"`    // turns sent as their own parts
+	Outside  int `json:"outside"`  // outside material
+	Query    int `json:"query"`    // the query, which the budget does not count
+}
+
+// Total is what counts against the budget: everything but the query. It
+// never exceeds Options.Budget.
+func (s Spend) Total() int { return s.Memory + s.Recalled + s.Turns + s.Outside }
+
+// add counts size against kind.
+func (s *Spend) add(kind PartKind, size int) {
+	switch kind {
+	case PartTurn:
+		s.Turns += size
+	case PartMemory:
+		s.Memory += size
+	case PartRecalled:
+		s.Recalled += size
+	case PartOutside:
+		s.Outside += size
+	case PartQuery:
+		s.Query += size
+	}
+}
+
+// Rebuild says why a composition did not repeat the previous call's
+// prefix in full (see Result.Reselected): why it rebuilt the kept context,
+// or RebuildCompacted; "" when it repeated it.
+type Rebuild string
+
+// The reasons for a rebuild.
+const (
+	// RebuildFirst: there was no kept context, because the conversation
+	// has just outgrown the budget or no call had composed over it yet.
+	RebuildFirst Rebuild = "first"
+	// RebuildFresh: Options.Stability is negative, so every call selects
+	// afresh.
+	RebuildFresh Rebuild = "fresh"
+	// RebuildRedacted: a Redact dropped the kept context.
+	RebuildRedacted Rebuild = "redacted"
+	// RebuildRestored: the selection saved with a restored memory (FromJSON,
+	// Apply) did not match its turns and boundaries and was dropped.
+	RebuildRestored Rebuild = "restored"
+	// RebuildStale: the kept context quotes stretches whose boundaries
+	// have changed since (a Boundaries hook, a store's changes).
+	RebuildStale Rebuild = "stale"
+	// RebuildStep: the newest step of an agent is over the budget, so its
+	// turns are cut to share it and the context is made afresh each call.
+	RebuildStep Rebuild = "step"
+	// RebuildOverBudget: the kept context with the turns appended since
+	// has outgrown the budget, and dropping recalled parts (see
+	// RebuildCompacted) could not make room while the provider still holds
+	// what it would keep.
+	RebuildOverBudget Rebuild = "over-budget"
+	// RebuildWeaker: the kept context served the query less well than a
+	// fresh selection would (see Options.Stability), and Options.Recall is
+	// negative, so it could not grow.
+	RebuildWeaker Rebuild = "weaker"
+	// RebuildNoRoom: the kept context served the query less well than a
+	// fresh selection would, and the stretches it lacked did not fit in
+	// what was left of the budget, even with recalled parts dropped.
+	RebuildNoRoom Rebuild = "no-room"
+	// RebuildCompacted: not a rebuild. The kept context would have
+	// outgrown the budget, so its newest recalled parts were dropped; every
+	// part before them, the memory block included, repeats, and a
+	// provider's cache still holds them (see Result.Reselected).
+	RebuildCompacted Rebuild = "compacted"
+)
+
+// logCall writes one Debug line about a composition to lg.
+func logCall(ctx context.Context, lg *slog.Logger, cont bool, r *Result, err error, took time.Duration) {
+	if !lg.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	call := "compose"
+	if cont {
+		call = "continue"
+	}
+	parts := 0
+	for _, msg := range r.Messages {
+		parts += len(msg.Parts)
+	}
+	attrs := []slog.Attr{
+		slog.String("call", call),
+		slog.Int("parts", parts),
+		slog.Int("spent", r.Spent.Total()),
+		slog.Int("memory", r.Spent.Memory),
+		slog.Int("recalled", r.Spent.Recalled),
+		slog.Int("turns", r.Spent.Turns),
+		slog.Int("outside", r.Spent.Outside),
+		slog.Int("query", r.Spent.Query),
+		slog.Bool("reselected", r.Reselected),
+		slog.Duration("took", took),
+	}
+	if r.Rebuild != "" {
+		attrs = append(attrs, slog.String("rebuild", string(r.Rebuild)))
+	}
+	if len(r.Recalled) > 0 {
+		attrs = append(attrs, slog.Int("stretches_recalled", len(r.Recalled)))
+	}
+	if r.ExternalErr != nil {
+		attrs = append(attrs, slog.String("external_error", r.ExternalErr.Error()))
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	lg.LogAttrs(ctx, slog.LevelDebug, "byheart composed", attrs...)
+}
