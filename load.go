@@ -171,7 +171,7 @@ func newLocalVocab() *localVocab {
 // to share out. m is locked.
 func (m *Memory) tokenizeAhead(starts []int) *ahead {
 	w := loadWorkers(len(m.turns) - starts[0])
-	if w < 2 || m.meter.f != nil {
+	if w < 2 {
 		return nil
 	}
 	a := &ahead{texts: make([]textAhead, len(starts)), vocab: make([]*localVocab, w)}
