@@ -375,8 +375,15 @@ func (m *Memory) Apply(c Changes) error {
 	if c.From != n {
 		return fmt.Errorf("%w: changes from turn %d to a memory of %d", ErrIndex, c.From, n)
 	}
+	prep := m.prepareStored(c.Turns)
 	for i, t := range c.Turns {
-		x, err := m.acceptStored(t)
+		var x turn
+		var err error
+		if prep != nil {
+			x, err = prep.accept(m, i)
+		} else {
+			x, err = m.acceptStored(t)
+		}
 		if err != nil {
 			m.turns, m.total = m.turns[:n], total
 			return fmt.Errorf("%w: turn %d: %w", ErrFormat, n+i, err)
@@ -414,24 +421,35 @@ func Restore(c Changes, opts Options) (*Memory, error) {
 // acceptStored checks a turn read back from a store, as AppendTurn checks a
 // new one, and returns it as the next turn. m is locked.
 func (m *Memory) acceptStored(t Turn) (turn, error) {
+	t, err := checkStored(t)
+	if err != nil {
+		return turn{}, err
+	}
+	return m.accept(t)
+}
+
+// checkStored checks a turn read back from a store by itself, as
+// AppendTurn checks a new one, and returns it as accept takes it: a
+// Redacted turn as its placeholder.
+func checkStored(t Turn) (Turn, error) {
 	redacted := t.Redacted
 	if redacted {
 		t.Text, t.Source, t.Redacted = redactedText, Source{}, false
 	}
 	if err := checkTurn(t.Role, t.Text); err != nil {
-		return turn{}, err
+		return t, err
 	}
 	if err := checkFields(t); err != nil {
-		return turn{}, err
+		return t, err
 	}
 	if !t.Time.IsZero() {
 		var buf [len(timeLayoutSeconds)]byte
 		if _, err := appendTime(buf[:0], t.Time); err != nil {
-			return turn{}, err
+			return t, err
 		}
 	}
 	t.Redacted = redacted
-	return m.accept(t)
+	return t, nil
 }
 
 // extend re-cuts the turns from the open stretch's start on at the given
@@ -454,16 +472,25 @@ func (m *Memory) extend(bounds []int) {
 		}
 	}
 	m.ix.resetOpen()
+	pre := m.tokenizeAhead(starts)
 	for i, a := range starts {
 		b := len(m.turns)
 		if i+1 < len(starts) {
 			b = starts[i+1]
 		}
 		st := stretch{start: a, size: m.sizeOf(a, b), slot: -1}
-		if i+1 < len(starts) {
+		closed := i+1 < len(starts)
+		switch {
+		case closed && pre != nil:
+			st.slot = pre.acquire(m.ix, i, int32(len(m.str)))
+		case closed:
 			st.slot = m.ix.acquire(m.ix.key(m.pieces(a, b, a)), int32(len(m.str)), m.pieces(a, b, a))
-		} else {
+		case pre != nil:
+			pre.addOpen(m.ix, i)
+		default:
 			m.pieces(a, b, a)(m.ix.addOpen)
+		}
+		if !closed {
 			m.open = m.runes(a, b)
 		}
 		m.str = append(m.str, st)

@@ -121,6 +121,21 @@ func (m *Memory) accept(t Turn) (turn, error) {
 	if m.broken != nil {
 		return turn{}, m.broken
 	}
+	t, waiting, err := m.stepOf(t)
+	if err != nil {
+		return turn{}, err
+	}
+	x := m.makeTurn(t, waiting)
+	if err := m.meter.take(); err != nil {
+		return turn{}, err
+	}
+	return x, nil
+}
+
+// stepOf is accept's check against the conversation: it returns t as the
+// next turn takes it (a result given its call's tool) and the step's count
+// of unanswered calls after it. m is locked.
+func (m *Memory) stepOf(t Turn) (Turn, int32, error) {
 	n := len(m.turns)
 	step := n > 0 && continues(m.turns[n-1].Role, t.Role)
 	waiting := int32(0)
@@ -130,7 +145,7 @@ func (m *Memory) accept(t Turn) (turn, error) {
 	switch t.Role {
 	case ToolCall:
 		if t.CallID != "" && step && m.waitingCall(t.CallID) >= 0 {
-			return turn{}, fmt.Errorf("%w: call id %q is already waiting for its result", ErrTool, t.CallID)
+			return t, 0, fmt.Errorf("%w: call id %q is already waiting for its result", ErrTool, t.CallID)
 		}
 		waiting++
 	case ToolResult:
@@ -139,21 +154,17 @@ func (m *Memory) accept(t Turn) (turn, error) {
 			c = m.waitingCall(t.CallID)
 		}
 		if c < 0 {
-			return turn{}, fmt.Errorf("%w: no call with id %q waits in the current step", ErrNoCall, t.CallID)
+			return t, 0, fmt.Errorf("%w: no call with id %q waits in the current step", ErrNoCall, t.CallID)
 		}
 		switch call := m.turns[c].agent.Tool; {
 		case t.Tool == "":
 			t.Tool = call
 		case t.Tool != call:
-			return turn{}, fmt.Errorf("%w: a result of %q for a call of %q", ErrTool, t.Tool, call)
+			return t, 0, fmt.Errorf("%w: a result of %q for a call of %q", ErrTool, t.Tool, call)
 		}
 		waiting--
 	}
-	x := m.makeTurn(t, waiting)
-	if err := m.meter.take(); err != nil {
-		return turn{}, err
-	}
-	return x, nil
+	return t, waiting, nil
 }
 
 // waitingCall returns the first call of the current step with the given id

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -283,4 +284,175 @@ func write(ctx context.Context, st store.Store, w, each int) error {
 		}
 	}
 	return nil
+}
+
+// TestATamperedFileLoadsAsAnErrorNeverAPanic edits the rows of a stored
+// conversation behind the store's back: a load refuses what no Memory
+// holds with byheart.ErrFormat, and takes what it can as the store would
+// have written it.
+func TestATamperedFileLoadsAsAnErrorNeverAPanic(t *testing.T) {
+	cases := []struct {
+		name, sql string
+		refused   bool
+	}{
+		{"a turn missing", "DELETE FROM byheart_turns WHERE seq = 7", true},
+		{"a turn past the count", "UPDATE byheart_turns SET seq = 900 WHERE seq = 7", true},
+		{"a role no Memory has", "UPDATE byheart_turns SET role = 'system' WHERE seq = 3", true},
+		{"text that is not UTF-8", "UPDATE byheart_turns SET text = x'ff00' WHERE seq = 3", true},
+		{"empty text", "UPDATE byheart_turns SET text = x'' WHERE seq = 3", true},
+		{"a time that is not one", "UPDATE byheart_turns SET time = 'soon' WHERE seq = 3", true},
+		{"a tool on a user turn", "UPDATE byheart_turns SET tool = 'x' WHERE seq = 0", true},
+		{"flags other than 0 and 1", "UPDATE byheart_turns SET redacted = 7, opens = -2 WHERE seq = 5", false},
+		{"a count beyond the rows", "UPDATE byheart_conversations SET turns = turns + 1", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st := openAt(t, filepath.Join(t.TempDir(), "byheart.db"))
+			conv, err := store.Open(ctx, st, scope, byheart.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 12 {
+				role := byheart.User
+				if i%2 == 1 {
+					role = byheart.Assistant
+				}
+				if _, err := conv.Memory.AppendAt(role, fmt.Sprintf("turn %d about the garden", i), time.Date(2024, 5, 1, 9, i, 0, 0, time.UTC)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := conv.Save(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.DB().ExecContext(ctx, tc.sql); err != nil {
+				t.Fatal(err)
+			}
+			got, err := store.Open(ctx, st, scope, byheart.Options{})
+			switch {
+			case tc.refused && !errors.Is(err, byheart.ErrFormat):
+				t.Fatalf("load = %v, want byheart.ErrFormat", err)
+			case !tc.refused && err != nil:
+				t.Fatalf("load = %v", err)
+			case !tc.refused:
+				if turn, err := got.Memory.Turn(5); err != nil || !turn.Redacted || turn.Text != "[redacted]" {
+					t.Errorf("turn 5 = %+v, %v; want the redacted placeholder", turn, err)
+				}
+			}
+		})
+	}
+}
+
+// longConversation saves n turns of chat at scope and returns the memory
+// that was saved.
+func longConversation(t *testing.T, st store.Store, n int) *byheart.Memory {
+	t.Helper()
+	ctx := context.Background()
+	conv, err := store.Open(ctx, st, scope, byheart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, turn := range storetest.Chat(7, n) {
+		if _, err := conv.Memory.AppendTurn(turn); err != nil {
+			t.Fatal(err)
+		}
+		if i%500 == 499 {
+			if _, err := conv.Memory.Compose(ctx, turn.Text); err != nil {
+				t.Fatal(err)
+			}
+			if err := conv.Save(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := conv.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return conv.Memory
+}
+
+// TestALongLoadReadInTwoHalvesIsTheMemorySaved loads a conversation long
+// enough to be read on two connections at once, alone and while another
+// writer appends to it: every load is the saved memory, or a whole save of
+// it, never a mix of two.
+func TestALongLoadReadInTwoHalvesIsTheMemorySaved(t *testing.T) {
+	ctx := context.Background()
+	st := openAt(t, filepath.Join(t.TempDir(), "byheart.db"))
+	m := longConversation(t, st, 5000)
+	want, err := m.ToJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.Open(ctx, st, scope, byheart.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := got.Memory.ToJSON(); err != nil || !bytes.Equal(data, want) {
+		t.Fatalf("loaded memory differs from the saved one (%v)", err)
+	}
+
+	saves := map[int64][]byte{got.At().Version: want}
+	done := make(chan error)
+	go func() {
+		w := got
+		for i, turn := range storetest.Chat(8, 60) {
+			if _, err := w.Memory.AppendTurn(turn); err != nil {
+				done <- err
+				return
+			}
+			if i%2 == 1 {
+				if err := w.Save(ctx); err != nil {
+					done <- err
+					return
+				}
+				data, err := w.Memory.ToJSON()
+				if err != nil {
+					done <- err
+					return
+				}
+				saves[w.At().Version] = data
+			}
+		}
+		done <- nil
+	}()
+	var loads []*store.Conversation
+	for writing := true; writing; {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			writing = false
+		default:
+			c, err := store.Open(ctx, st, scope, byheart.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			loads = append(loads, c)
+		}
+	}
+	for _, c := range loads {
+		data, err := c.Memory.ToJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A load's turns must be those of one save; its kept selection may
+		// be a later Compose's.
+		if saved, ok := saves[c.At().Version]; !ok || !sameTurns(t, saved, data) {
+			t.Fatalf("a load at version %d holds turns no save wrote", c.At().Version)
+		}
+	}
+}
+
+// sameTurns reports whether two memories' JSON hold the same turns.
+func sameTurns(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y struct{ Turns json.RawMessage }
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(x.Turns, y.Turns)
 }

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/byheart/byheart"
@@ -47,7 +49,7 @@ func (s *Store) Load(ctx context.Context, scope store.Scope, since store.Positio
 			return rec, err
 		}
 	}
-	return rec, s.readTurns(ctx, t, scope, c.Turns, &rec.Changes)
+	return rec, s.readTurns(ctx, t, scope, c.Position, &rec.Changes)
 }
 
 // current reports whether the conversation is still at since, and then
@@ -88,31 +90,58 @@ func (s *Store) starts(ctx context.Context, t *tx, scope store.Scope, after, bef
 	return out, rows.Err()
 }
 
-// readTurns reads the turns from c.From to n into c, with their starts.
-func (s *Store) readTurns(ctx context.Context, t *tx, scope store.Scope, n int, c *byheart.Changes) error {
-	rows, err := t.conn.QueryContext(ctx, s.q.turns, scope.Tenant, scope.User, scope.Conversation, c.From)
+// splitRows is the fewest turns a load reads on two connections at once.
+const splitRows = 2048
+
+// readTurns reads the turns from c.From to at.Turns into c, with their
+// starts. A long run is read in two halves at once, the second by aside,
+// on a connection of its own, when one is free by the time the first half
+// is read and its snapshot holds the conversation at the same version and
+// epoch, and so the same rows: every change to a turn's row changes the
+// version. Otherwise the loading transaction reads the second half too.
+func (s *Store) readTurns(ctx context.Context, t *tx, scope store.Scope, at store.Position, c *byheart.Changes) error {
+	n, mid := at.Turns, at.Turns
+	var a *aside
+	if n-c.From >= splitRows && runtime.GOMAXPROCS(0) > 1 {
+		mid = c.From + (n-c.From)/2
+		a = s.readAside(ctx, scope, at, mid)
+	}
+	c.Turns = make([]byheart.Turn, 0, n-c.From)
+	err := s.readRows(ctx, t.conn, scope, mid, c)
+	if a != nil && a.done(err == nil) {
+		c.Turns, c.Bounds = append(c.Turns, a.c.Turns...), append(c.Bounds, a.c.Bounds...)
+	} else if err == nil {
+		err = s.readRows(ctx, t.conn, scope, n, c)
+	}
+	return err
+}
+
+// readRows reads the turns from the next c holds to before end into c,
+// with their starts. The row's values are scanned into variables kept
+// across rows, which database/sql would otherwise allocate one turn at a
+// time.
+func (s *Store) readRows(ctx context.Context, conn *sql.Conn, scope store.Scope, end int, c *byheart.Changes) error {
+	from := c.From + len(c.Turns)
+	rows, err := conn.QueryContext(ctx, s.q.turns, scope.Tenant, scope.User, scope.Conversation, from, end)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	c.Turns = make([]byheart.Turn, 0, n-c.From)
 	var (
-		seq, redacted, auth, opens int
-		role, when                 string
+		flags                                  int
+		role, text, when, tool, callID, source string
 	)
 	for rows.Next() {
-		var turn byheart.Turn
-		if err := rows.Scan(&seq, &role, &turn.Text, &when, &redacted, &turn.Tool, &turn.CallID, &turn.Source.Name, &auth, &opens); err != nil {
+		if err := rows.Scan(&flags, &role, &text, &when, &tool, &callID, &source); err != nil {
 			return err
 		}
-		if seq != c.From+len(c.Turns) {
-			return fmt.Errorf("%w: turn %d where turn %d belongs", byheart.ErrFormat, seq, c.From+len(c.Turns))
-		}
+		seq := c.From + len(c.Turns)
+		turn := byheart.Turn{Role: byheart.Role(role), Text: text, Redacted: flags&flagRedacted != 0, Tool: tool, CallID: callID,
+			Source: byheart.Source{Name: source, Authenticated: flags&flagAuthenticated != 0}}
 		if turn.Time, err = store.ParseTime(when); err != nil {
 			return fmt.Errorf("%w: turn %d: %w", byheart.ErrFormat, seq, err)
 		}
-		turn.Role, turn.Redacted, turn.Source.Authenticated = byheart.Role(role), redacted != 0, auth != 0
-		if opens != 0 && seq > 0 {
+		if flags&flagOpens != 0 && seq > 0 {
 			c.Bounds = append(c.Bounds, seq)
 		}
 		c.Turns = append(c.Turns, turn)
@@ -120,10 +149,73 @@ func (s *Store) readTurns(ctx context.Context, t *tx, scope store.Scope, n int, 
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if c.From+len(c.Turns) != n {
-		return fmt.Errorf("%w: %d turns stored where the conversation counts %d", byheart.ErrFormat, c.From+len(c.Turns), n)
+	if got := c.From + len(c.Turns); got != end {
+		return fmt.Errorf("%w: turns %d to %d stored where the conversation counts %d", byheart.ErrFormat, from, got, end)
 	}
 	return nil
+}
+
+// aside is the second half of a long load, read on a connection of its own.
+type aside struct {
+	state  atomic.Int32 // asideWaiting, then asideReading or asideDropped
+	cancel context.CancelFunc
+	ended  chan struct{}
+	c      byheart.Changes
+	err    error
+}
+
+const (
+	asideWaiting int32 = iota // for a connection
+	asideReading              // it has one: the load waits for it
+	asideDropped              // the load read the first half first and reads on
+)
+
+// readAside starts reading the turns from mid to at.Turns on another
+// connection.
+func (s *Store) readAside(ctx context.Context, scope store.Scope, at store.Position, mid int) *aside {
+	a := &aside{ended: make(chan struct{}), c: byheart.Changes{From: mid}}
+	ctx, a.cancel = context.WithCancel(ctx)
+	go func() {
+		defer close(a.ended)
+		a.err = s.readSecond(ctx, a, scope, at)
+	}()
+	return a
+}
+
+// readSecond is the aside's work: in a transaction of its own, once the
+// load still wants it, check the position and read the rows.
+func (s *Store) readSecond(ctx context.Context, a *aside, scope store.Scope, at store.Position) (err error) {
+	t, err := s.begin(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer func() { err = s.end(ctx, t, err) }()
+	if !a.state.CompareAndSwap(asideWaiting, asideReading) {
+		return context.Canceled
+	}
+	cur, err := s.conversation(ctx, t, scope, false)
+	if err != nil {
+		return err
+	}
+	if cur.Version != at.Version || cur.Epoch != at.Epoch {
+		return store.ErrConflict
+	}
+	a.c.Turns = make([]byheart.Turn, 0, at.Turns-a.c.From)
+	return s.readRows(ctx, t.conn, scope, at.Turns, &a.c)
+}
+
+// done reports whether the aside read its half, once the load is done
+// with the first (use tells whether it still wants the second). An aside
+// still waiting for a connection is dropped rather than waited for: a pool
+// with no connection to spare must not hold the load up.
+func (a *aside) done(use bool) bool {
+	if !use || a.state.CompareAndSwap(asideWaiting, asideDropped) {
+		a.cancel()
+		return false
+	}
+	<-a.ended
+	a.cancel()
+	return a.err == nil
 }
 
 // Save implements store.Store. The conversation's row is written first,

@@ -14,6 +14,20 @@ const scope = "tenant = ? AND user_id = ? AND conversation = ?"
 // turnColumns are the columns a turn is read with.
 const turnColumns = "seq, role, text, time, redacted, tool, call_id, source, authenticated, opens"
 
+// readColumns are what a turn is read back as: its flags folded into one
+// number (see flags) and its strings. The seq is not among them: the rows
+// read are those of [from, turns), whose seqs are unique, so as many rows
+// as that range holds are all of them, in order.
+const readColumns = "CASE WHEN redacted <> 0 THEN 1 ELSE 0 END + CASE WHEN authenticated <> 0 THEN 2 ELSE 0 END + " +
+	"CASE WHEN opens <> 0 THEN 4 ELSE 0 END, role, text, time, tool, call_id, source"
+
+// The flags of a turn read back.
+const (
+	flagRedacted      = 1
+	flagAuthenticated = 2
+	flagOpens         = 4
+)
+
 // queries are the statements, written once with the dialect's placeholders.
 type queries struct {
 	conv, version, newConv, saveConv        string
@@ -45,7 +59,7 @@ func newQueries(dollar bool) queries {
 		newConv:     "INSERT INTO byheart_conversations (tenant, user_id, conversation, version, epoch, turns, bound, kept, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		saveConv:    "UPDATE byheart_conversations SET version = ?, turns = ?, bound = ?, kept = ?, updated_at = ? WHERE " + scope + " AND version = ? AND epoch = ?",
 		redactConv:  "UPDATE byheart_conversations SET version = ?, epoch = ?, kept = NULL, updated_at = ? WHERE " + scope,
-		turns:       "SELECT " + turnColumns + " FROM byheart_turns WHERE " + scope + " AND seq >= ? ORDER BY seq",
+		turns:       "SELECT " + readColumns + " FROM byheart_turns WHERE " + scope + " AND seq >= ? AND seq < ? ORDER BY seq",
 		starts:      "SELECT seq FROM byheart_turns WHERE " + scope + " AND seq > ? AND seq < ? AND opens = 1 ORDER BY seq",
 		open:        "UPDATE byheart_turns SET opens = 1 WHERE " + scope + " AND seq = ?",
 		redacted:    "SELECT redacted FROM byheart_turns WHERE " + scope + " AND seq = ?",
