@@ -818,32 +818,49 @@ func (m *Memory) restretch(bounds []int) {
 			m.ix.clearUsers(s.slot)
 		}
 	}
-	m.ix.resetOpen()
 	m.sizes.changed(0)
 	m.str = make([]stretch, 0, len(bounds))
-	for i, a := range bounds {
-		b := len(m.turns)
-		if i+1 < len(bounds) {
-			b = bounds[i+1]
-		}
-		st := stretch{start: a, size: m.sizeOf(a, b), slot: -1}
-		if i+1 < len(bounds) {
-			st.slot = m.ix.acquire(m.ix.key(m.pieces(a, b, a)), int32(i), m.pieces(a, b, a))
-		}
-		m.str = append(m.str, st)
+	m.open = 0
+	m.ix.resetOpen()
+	if len(bounds) > 0 {
+		m.cutStretches(bounds, nil)
 	}
 	for _, s := range old {
 		if s.slot >= 0 {
 			m.ix.release(s.slot, -1)
 		}
 	}
-	m.open = 0
-	if n := len(m.str); n > 0 {
-		a := m.str[n-1].start
-		m.pieces(a, len(m.turns), a)(m.ix.addOpen)
-		m.open = m.runes(a, len(m.turns))
-	}
 	m.texts = nil
+}
+
+// cutStretches appends the stretches that start at starts (ascending, after
+// every stretch m.str holds) to m.str, the last one open and running to the
+// newest turn: the closed ones are indexed, the open one's terms counted,
+// from pre when their texts were tokenized ahead (see tokenizeAhead). The
+// index holds no open stretch.
+func (m *Memory) cutStretches(starts []int, pre *ahead) {
+	for i, a := range starts {
+		b := len(m.turns)
+		if i+1 < len(starts) {
+			b = starts[i+1]
+		}
+		st := stretch{start: a, size: m.sizeOf(a, b), slot: -1}
+		closed := i+1 < len(starts)
+		switch {
+		case closed && pre != nil:
+			st.slot = pre.acquire(m.ix, i, int32(len(m.str)))
+		case closed:
+			st.slot = m.ix.acquire(m.ix.key(m.pieces(a, b, a)), int32(len(m.str)), m.pieces(a, b, a))
+		case pre != nil:
+			pre.addOpen(m.ix, i)
+		default:
+			m.pieces(a, b, a)(m.ix.addOpen)
+		}
+		if !closed {
+			m.open = m.runes(a, b)
+		}
+		m.str = append(m.str, st)
+	}
 }
 
 // runes is the characters of turns [a, b) as shown, for the chunk counter.

@@ -471,28 +471,8 @@ func (m *Memory) extend(bounds []int) {
 			starts = append(starts, b)
 		}
 	}
+	// A store's load is where a long run is cut at once: tokenize it
+	// ahead, in parallel.
 	m.ix.resetOpen()
-	pre := m.tokenizeAhead(starts)
-	for i, a := range starts {
-		b := len(m.turns)
-		if i+1 < len(starts) {
-			b = starts[i+1]
-		}
-		st := stretch{start: a, size: m.sizeOf(a, b), slot: -1}
-		closed := i+1 < len(starts)
-		switch {
-		case closed && pre != nil:
-			st.slot = pre.acquire(m.ix, i, int32(len(m.str)))
-		case closed:
-			st.slot = m.ix.acquire(m.ix.key(m.pieces(a, b, a)), int32(len(m.str)), m.pieces(a, b, a))
-		case pre != nil:
-			pre.addOpen(m.ix, i)
-		default:
-			m.pieces(a, b, a)(m.ix.addOpen)
-		}
-		if !closed {
-			m.open = m.runes(a, b)
-		}
-		m.str = append(m.str, st)
-	}
+	m.cutStretches(starts, m.tokenizeAhead(starts))
 }
