@@ -754,6 +754,7 @@ func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
 type kept struct {
 	block   quote
 	upto    int      // turns before upto appear only where quoted; turns from upto on follow natively
+	made    int      // how many turns there were when the block was made; 0 when unknown (restored)
 	recalls []recall // in the order they were made
 }
 
@@ -1213,7 +1214,7 @@ func (m *Memory) rebuild(rk *ranking, reserve int) {
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
 	}
-	m.sel = &kept{block: m.quote(keys, ends, memoryHeader), upto: cut}
+	m.sel = &kept{block: m.quote(keys, ends, memoryHeader), upto: cut, made: len(m.turns)}
 }
 
 // included lists, ascending, the first turn of each stretch the log shows,
