@@ -29,7 +29,9 @@
 //     part after everything already sent (Result.Recalled). Every part up to
 //     Result.StableUpto repeats byte for byte on the next call, so the
 //     provider's prompt cache holds, until the log would overrun the budget
-//     and is rebuilt with room to grow (Result.Reselected).
+//     and is rebuilt with room to grow (Result.Reselected). It is rebuilt
+//     too on the first call after a pause of five minutes before the
+//     newest turn: the provider's cache is gone, and a rebuild writes less.
 //  4. Outside knowledge (Options.External) arrives last, and only when it
 //     beats the conversation: its best item must outscore the best stretch
 //     on one index. It sits after the breakpoint, framed as reference
@@ -291,7 +293,10 @@ type Options struct {
 	// they grow (1 leaves the context alone until the budget forces a
 	// rebuild); a negative value reselects the whole context on every
 	// query, which suits one-shot questions with no prompt cache to keep
-	// warm.
+	// warm. At any value, a kept context is worth keeping only while a
+	// provider still caches it: on the first call after the newest turn
+	// came five minutes or more after the one before it, the provider's
+	// entries are gone, so it is rebuilt (RebuildExpired).
 	Stability float64
 
 	// Recall is how many stretches one query may add to a kept context
@@ -301,9 +306,11 @@ type Options struct {
 	// memory part after everything already sent, so the cached prefix
 	// holds and the next call finds them cached too. When they would not
 	// fit the budget, the context is rebuilt instead, to half of what it
-	// may spend, leaving room to grow. Zero means DefaultRecall; a negative
-	// value never recalls: a context that no longer serves is rebuilt
-	// whole, as byheart did before its contexts could grow.
+	// may spend, leaving room to grow; so it is after a pause that
+	// outlives the provider's cache (see Stability). Zero means
+	// DefaultRecall; a negative value never recalls: a context that no
+	// longer serves is rebuilt whole, as byheart did before its contexts
+	// could grow.
 	Recall int
 
 	// Boundaries, when set, is asked for split points inside a stretch that

@@ -50,9 +50,12 @@ type wireAgent struct {
 }
 
 type wireKept struct {
-	Keys    []int        `json:"keys"`
-	Ends    []int        `json:"ends"`
-	Upto    int          `json:"upto"`
+	Keys []int `json:"keys"`
+	Ends []int `json:"ends"`
+	Upto int   `json:"upto"`
+	// Made is how many turns there were when the block was made; 0, as
+	// saves before it was written read, when it is not known.
+	Made    int          `json:"made,omitempty"`
 	Recalls []wireRecall `json:"recalls,omitempty"`
 }
 
@@ -92,7 +95,7 @@ func (m *Memory) keptWire() *wireKept {
 	if sel == nil {
 		return nil
 	}
-	w := &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto}
+	w := &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto, Made: sel.made}
 	for _, r := range sel.recalls {
 		w.Recalls = append(w.Recalls, wireRecall{At: r.at, Keys: r.keys, Ends: r.ends})
 	}
@@ -175,7 +178,7 @@ func (m *Memory) restoreKept(s *wireKept) {
 		m.dropped = RebuildRestored
 	}
 	if s != nil && m.validKept(s) {
-		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto}
+		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto, made: s.Made}
 		for _, r := range s.Recalls {
 			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, recallHeader)})
 		}
@@ -205,6 +208,7 @@ type wireKeptIn struct {
 	Keys savedInts   `json:"keys"`
 	Ends savedInts   `json:"ends"`
 	Upto savedNumber `json:"upto"`
+	Made savedNumber `json:"made"`
 	// Recalls are read once the turns are known: each quotes at least one
 	// turn no other quote holds, so a save with more recalls than turns is
 	// one the library could not have written, and is dropped unread.
@@ -239,6 +243,9 @@ func (s *wireKeptIn) read(n int) (*wireKept, error) {
 		}
 	}
 	k := &wireKept{Keys: s.Keys.ints, Ends: s.Ends.ints, Upto: s.Upto.n}
+	if s.Made.ok {
+		k.Made = s.Made.n // missing from older saves: not known
+	}
 	for _, r := range recalls {
 		if r.Keys.partial || r.Ends.partial || !r.At.ok {
 			return nil, nil
@@ -271,7 +278,7 @@ func cleanBounds(bounds []int, n int) []int {
 // or the cut; recalls come in order, between the cut and the last turn; and
 // no turn is quoted twice.
 func (m *Memory) validKept(s *wireKept) bool {
-	if s.Upto < 0 || s.Upto > len(m.turns) {
+	if s.Upto < 0 || s.Upto > len(m.turns) || s.Made != 0 && (s.Made < s.Upto || s.Made > len(m.turns)) {
 		return false
 	}
 	var quoted [][2]int

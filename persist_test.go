@@ -1203,3 +1203,40 @@ func FuzzFromJSONFields(f *testing.F) {
 		checkRoundTrip(t, m, sampleOpts, text)
 	})
 }
+
+func TestTheKeptContextsAgeIsSavedAndOlderSavesStillLoad(t *testing.T) {
+	t.Parallel()
+	m := sampleMemory(t)
+	data := mustJSON(t, m)
+	made := fmt.Sprintf(`"made":%d`, m.sel.made)
+	require.Contains(t, data, made, "a save writes when its block was made")
+	for _, c := range []struct {
+		name string
+		made string // replaces the saved one; "" removes it
+		kept bool
+		want int
+	}{
+		{"as saved", made, true, m.sel.made},
+		{"without it, as saves before it read: not known", "", true, 0},
+		{"not an integer: not known", `"made":1.5`, true, 0},
+		{"past the turns: the selection is dropped", fmt.Sprintf(`"made":%d`, m.Len()+1), false, 0},
+		{"before the native turns: the selection is dropped", fmt.Sprintf(`"made":%d`, m.sel.upto-1), false, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			edited := strings.Replace(data, made, c.made, 1)
+			if c.made == "" {
+				edited = strings.Replace(data, ","+made, "", 1)
+			}
+			m2, err := FromJSON([]byte(edited), sampleOpts)
+			require.NoError(t, err)
+			if !c.kept {
+				assert.Nil(t, m2.sel)
+				assert.Equal(t, RebuildRestored, m2.dropped)
+				return
+			}
+			require.NotNil(t, m2.sel)
+			assert.Equal(t, c.want, m2.sel.made)
+			assert.Equal(t, m.sel.block.keys, m2.sel.block.keys)
+		})
+	}
+}

@@ -754,6 +754,7 @@ func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
 type kept struct {
 	block   quote
 	upto    int      // turns before upto appear only where quoted; turns from upto on follow natively
+	made    int      // how many turns there were when the block was made; 0 when unknown (restored)
 	recalls []recall // in the order they were made
 }
 
@@ -816,8 +817,9 @@ func (m *Memory) quote(keys, ends []int, header string) quote {
 // the best stretches it lacks are recalled into it (see missing). When the
 // log would overrun the budget, with the recall or by the turns added since
 // the last call, it is compacted (see compact) and rebuilt only when that
-// is not enough, when it no longer matches the conversation, or when the
-// newest step is cut to fit. reserve is what a rebuild leaves free for
+// is not enough, when it no longer matches the conversation, when the
+// newest step is cut to fit, or when a pause has outlived a provider's
+// cache of it (see cold). reserve is what a rebuild leaves free for
 // outside material. It reports why the previous call's prefix is not
 // repeated in full ("" when it is) and the first turn of each stretch it
 // recalled.
@@ -887,8 +889,25 @@ func (m *Memory) unkept() Rebuild {
 		// While the newest step is cut to fit, how much each turn keeps
 		// changes as the step grows, so the log is made afresh.
 		return RebuildStep
+	case m.cold(sel):
+		return RebuildExpired
 	}
 	return ""
+}
+
+// cold reports whether a provider has surely dropped every cache entry of
+// the log: the newest turn came at least cacheLifetime after the one
+// before it, and the block was made before it was appended (else a call
+// since has rebuilt already). Keeping the log then buys nothing: the
+// provider would write it whole again, while a rebuild picks for the query
+// at hand, writes less, and leaves the new sitting room to grow. The gap
+// before the newest turn is the one turn times vouch for: no turn, so in a
+// chat or an agent loop no call, came between. A conversation without
+// times never makes a log cold: a turn without one takes the previous
+// turn's.
+func (m *Memory) cold(sel *kept) bool {
+	n := len(m.turns)
+	return n >= 2 && sel.made < n && m.expired(n-2)
 }
 
 // stillServes reports whether a log that must be compacted is worth
@@ -930,7 +949,7 @@ func (m *Memory) recall(rk *ranking, sel *kept, picked []int) quote {
 // breakpoint, and otherwise bills the whole prefix anew, as after a
 // rebuild, which would at least choose a fresh block. So it keeps the
 // fewest recalled parts such that one of them, or for none the block and
-// the turn after it, ended an earlier call within that reach; a stretch
+// the turns after it, ended an earlier call within that reach; a stretch
 // dropped that the query still needs comes back in the new recall. The
 // block and the turns after it stay: every turn since the block is in the
 // log, in order. It reports whether it made room; if not, the log is left
@@ -940,8 +959,14 @@ func (m *Memory) compact(rk *ranking, sel *kept, picked []int, recall bool) bool
 	n := len(m.turns)
 	for j := range len(all) + 1 {
 		// The parts after the earlier call's end that the shortened log
-		// keeps: the turns since it and the new recall.
+		// keeps: the turns since it and the new recall. The call that made
+		// the block ended with the turns it placed natively; a restored
+		// block's is not known, so its first such turn stands in, which is
+		// never later.
 		after, made := n-1-sel.upto, sel.upto
+		if sel.made > sel.upto {
+			after, made = n-sel.made, sel.made
+		}
 		if j > 0 {
 			after, made = n-all[j-1].at, all[j-1].at
 		}
@@ -1213,7 +1238,7 @@ func (m *Memory) rebuild(rk *ranking, reserve int) {
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
 	}
-	m.sel = &kept{block: m.quote(keys, ends, memoryHeader), upto: cut}
+	m.sel = &kept{block: m.quote(keys, ends, memoryHeader), upto: cut, made: len(m.turns)}
 }
 
 // included lists, ascending, the first turn of each stretch the log shows,

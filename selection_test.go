@@ -257,6 +257,105 @@ func TestLiveReplayKeepsThePrefixByteIdenticalBetweenRebuilds(t *testing.T) {
 	assert.Greater(t, kept, 100, "a sticky selection must be kept on most live calls")
 }
 
+func TestAPauseThatOutlivesTheProvidersCacheRebuildsTheLogOnce(t *testing.T) {
+	t.Parallel()
+	const q = "the greenhouse tomatoes and compost"
+	for _, c := range []struct {
+		name    string
+		opts    Options
+		pause   time.Duration // between the turn before the newest and the newest
+		untimed string        // "newest": that turn has no time; "all": no turn has
+		want    Rebuild
+	}{
+		{"ten minutes: the cache is gone, so the log is rebuilt", Options{Stability: 0.5}, 10 * time.Minute, "", RebuildExpired},
+		{"exactly the cache's lifetime: gone", Options{Stability: 0.5}, cacheLifetime, "", RebuildExpired},
+		{"a day, at stability 1: gone too", Options{Stability: 1}, 24 * time.Hour, "", RebuildExpired},
+		{"ten minutes, recall off: rebuilt", Options{Stability: 0.5, Recall: -1}, 10 * time.Minute, "", RebuildExpired},
+		{"a minute: kept", Options{Stability: 0.5}, time.Minute, "", ""},
+		{"just under the lifetime: kept", Options{Stability: 0.5}, cacheLifetime - time.Second, "", ""},
+		{"a newest turn without a time takes the one before's: kept", Options{Stability: 0.5}, 10 * time.Minute, "newest", ""},
+		{"a conversation without times: kept", Options{Stability: 0.5}, 10 * time.Minute, "all", ""},
+		{"fresh mode reselects as ever", Options{Stability: -1}, 10 * time.Minute, "", RebuildFresh},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.opts.Budget = 1500
+			m := topicMemory(t, c.opts, 6, "deploy", "garden", "travel", "music")
+			if c.untimed == "all" {
+				m = New(c.opts)
+				for _, tt := range topicMemory(t, c.opts, 6, "deploy", "garden", "travel", "music").turns {
+					mustAppend(t, m, tt.Role, tt.Text)
+				}
+			}
+			first := compose(t, m, q)
+			require.True(t, first.Reselected)
+			newest := m.turns[m.Len()-1].Time.Add(c.pause)
+			if c.untimed != "" {
+				newest = time.Time{}
+			}
+			mustAppendAt(t, m, Assistant, "noted, go on", newest)
+
+			r := compose(t, m, q)
+			checkResult(t, m, q, r)
+			assert.Equal(t, c.want, r.Rebuild)
+			assert.Equal(t, c.want != "", r.Reselected)
+			if c.want == "" {
+				prefixHeld(t, first, r, "a log a provider still holds is kept")
+			}
+			again := compose(t, m, q)
+			if c.want != RebuildFresh {
+				assert.Empty(t, again.Rebuild, "a second call after the same pause keeps the rebuilt log")
+				prefixHeld(t, r, again, "the call after the rebuild")
+			}
+			checkRoundTrip(t, m, c.opts, q)
+		})
+	}
+}
+
+func TestContinueRebuildsWhenTheCacheHasExpiredAndKeepsTheLogBetweenSteps(t *testing.T) {
+	t.Parallel()
+	opts := Options{Budget: 1500, Stability: 0.5}
+	m := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
+	when := m.turns[m.Len()-1].Time
+	step := func(role Role, text string, after time.Duration) {
+		when = when.Add(after)
+		mustTurn(t, m, Turn{Role: role, Text: text, Time: when})
+	}
+	tool := func(id string, after time.Duration) {
+		when = when.Add(after)
+		mustTurn(t, m, Turn{Role: ToolCall, Tool: "search", CallID: id, Text: `{"q":"compost"}`, Time: when})
+	}
+	result := func(id string, after time.Duration) {
+		when = when.Add(after)
+		mustTurn(t, m, Turn{Role: ToolResult, CallID: id, Text: "compost wants turning weekly", Time: when})
+	}
+	var prev Result
+	for i, c := range []struct {
+		name string
+		add  func()
+		want Rebuild
+	}{
+		{"the first call over the budget builds", func() { step(User, "the greenhouse tomatoes and compost?", time.Minute) }, RebuildFirst},
+		{"a quick tool step keeps the log", func() { tool("c1", 5*time.Second); result("c1", 2*time.Second) }, ""},
+		{"the user back after an hour: rebuilt", func() {
+			step(Assistant, "turn it weekly", 3*time.Second)
+			step(User, "and the tomatoes in the greenhouse?", time.Hour)
+		}, RebuildExpired},
+		{"a tool that ran ten minutes: the call's entry is gone, rebuilt", func() { tool("c2", 5*time.Second); result("c2", 10*time.Minute) }, RebuildExpired},
+		{"the step goes on at once: kept", func() { tool("c3", 5*time.Second); result("c3", time.Second) }, ""},
+	} {
+		c.add()
+		r, err := m.Continue(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, c.want, r.Rebuild, "call %d: %s", i, c.name)
+		checkPairs(t, r)
+		assert.LessOrEqual(t, contextRunes(r), opts.Budget)
+		if c.want == "" {
+			prefixHeld(t, prev, r, c.name)
+		}
+		prev = r
+	}
+}
+
 // ── selection identity ────────────────────────────────────────────────
 
 func TestSelectionIsKeyedByFirstTurnAcrossABoundaryRewrite(t *testing.T) {
@@ -800,4 +899,43 @@ func TestRetrieverSeesEachStretchsCurrentText(t *testing.T) {
 			assert.Greater(t, checked, 10, "too few calls ranked above the budget")
 		})
 	}
+}
+
+func TestAfterAPauseTheRebuiltBlockIsWhatACompactionFallsBackOn(t *testing.T) {
+	t.Parallel()
+	topics := []string{"deploy", "garden", "travel", "music", "cooking", "pricing"}
+	m := topicMemory(t, Options{Budget: 2400}, 6, topics...)
+	compose(t, m, "the greenhouse tomatoes")
+	when := m.turns[m.Len()-1].Time.Add(time.Hour)
+	mustAppendAt(t, m, Assistant, "welcome back", when)
+	var rs []Result
+	for i := range 40 {
+		// The block's subject and one more, which must be recalled.
+		w := topicWords[topics[1+i%(len(topics)-1)]]
+		q := "the greenhouse tomatoes and the " + w[i%len(w)] + " and the " + w[(i+3)%len(w)]
+		r := compose(t, m, q)
+		checkResult(t, m, q, r)
+		rs = append(rs, r)
+		when = when.Add(20 * time.Second)
+		mustAppendAt(t, m, User, fmt.Sprintf("so, point %d", i)+strings.Repeat(", and so on", 8), when)
+		mustAppendAt(t, m, Assistant, "yes", when)
+	}
+	require.Equal(t, RebuildExpired, rs[0].Rebuild, "the first call after the pause")
+	// The block made after the pause is an entry the provider holds, though
+	// the turns it was made with follow turns said before the pause: the
+	// first call that must make room drops every recall back to it.
+	next := slices.IndexFunc(rs[1:], func(r Result) bool { return r.Rebuild != "" })
+	require.GreaterOrEqual(t, next, 0, "the log fills up")
+	r := rs[1+next]
+	assert.Equal(t, RebuildCompacted, r.Rebuild)
+	recalls := 0
+	for _, msg := range r.Messages {
+		for _, p := range msg.Parts {
+			if p.Kind == PartRecalled {
+				recalls++
+			}
+		}
+	}
+	assert.Equal(t, 1, recalls, "the block, the turns since and the new recall")
+	assert.NotEmpty(t, r.Recalled)
 }

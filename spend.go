@@ -130,6 +130,12 @@ const (
 	// fresh selection would, and the stretches it lacked did not fit in
 	// what was left of the budget, even with recalled parts dropped.
 	RebuildNoRoom Rebuild = "no-room"
+	// RebuildExpired: the newest turn came at least five minutes after the
+	// one before it, so a provider has dropped the kept context from its
+	// prompt cache: keeping it would buy nothing and write it whole again,
+	// so a rebuild picks for the query at hand and leaves the new sitting
+	// room to grow. Turns without a time never cause it.
+	RebuildExpired Rebuild = "expired"
 	// RebuildCompacted: not a rebuild. The kept context would have
 	// outgrown the budget, so its newest recalled parts were dropped; every
 	// part before them, the memory block included, repeats, and a
