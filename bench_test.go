@@ -268,7 +268,7 @@ func BenchmarkSearch(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		rk := bm25Ranker{}.ranking(m, queries[i%len(queries)])
+		rk := bm25Ranker{}.ranking(&m.state, queries[i%len(queries)])
 		buf, _ = rk.bestSpread(len(m.str)-2, 16000, m.tune.judged, buf[:0])
 	}
 }

@@ -242,7 +242,7 @@ func (m *Memory) Continue(ctx context.Context) (Result, error) {
 }
 
 // lastUser returns the newest User turn, or len(m.turns) when there is none.
-func (m *Memory) lastUser() int {
+func (m *state) lastUser() int {
 	for t := len(m.turns) - 1; t >= 0; t-- {
 		if m.turns[t].Role == User {
 			return t
@@ -362,7 +362,7 @@ func (l *layout) messages() []Message {
 	return out
 }
 
-func (m *Memory) compose(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
+func (m *state) compose(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
 	if m.broken != nil {
 		return Result{}, m.broken
 	}
@@ -380,14 +380,14 @@ func (m *Memory) compose(ctx context.Context, query string, items []Item, cont b
 }
 
 // drop forgets the kept context, for the next rebuild to report why.
-func (m *Memory) drop(why Rebuild) {
+func (m *state) drop(why Rebuild) {
 	if m.sel != nil {
 		m.sel, m.dropped = nil, why
 	}
 }
 
 // layOut composes the context for query and the outside material items.
-func (m *Memory) layOut(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
+func (m *state) layOut(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
 	budget := m.opt.Budget
 	m.from = len(m.turns)
 	if cont {
@@ -444,7 +444,7 @@ func (m *Memory) layOut(ctx context.Context, query string, items []Item, cont bo
 
 // addLog lays out the kept log: the memory block, then the turns since it
 // as native parts with each recalled quote before the turn it preceded.
-func (m *Memory) addLog(l *layout) {
+func (m *state) addLog(l *layout) {
 	sel := m.sel
 	if sel.block.text != "" {
 		l.add(PartMemory, sel.block.text, sel.block.size)
@@ -463,7 +463,7 @@ func (m *Memory) addLog(l *layout) {
 
 // addNative adds turn t as its own part, guarded, and cut to the budget if
 // it is larger.
-func (m *Memory) addNative(l *layout, t int) {
+func (m *state) addNative(l *layout, t int) {
 	tt := &m.turns[t]
 	text := tt.shown
 	cost := m.nativeCost(t)
@@ -485,7 +485,7 @@ func (m *Memory) addNative(l *layout, t int) {
 	l.addPart(tt.Role, Part{Text: text, Call: callOf(tt)}, cost)
 }
 
-func (m *Memory) nativeCost(t int) int {
+func (m *state) nativeCost(t int) int {
 	c := min(m.turns[t].native, m.opt.Budget)
 	if m.cap.on && t >= m.cap.from {
 		c = min(c, m.cap.size)
@@ -640,7 +640,7 @@ func (c *conversation) sizeOf(a, b int) int {
 
 // renderBlock quotes turns [keys[i], ends[i]) for each i, each run as one
 // stretch, in a memory part that opens with header.
-func (m *Memory) renderBlock(keys, ends []int, header string) (string, int) {
+func (m *state) renderBlock(keys, ends []int, header string) (string, int) {
 	if len(keys) == 0 {
 		return "", 0
 	}
@@ -687,7 +687,7 @@ func (m *Memory) renderBlock(keys, ends []int, header string) (string, int) {
 
 // admit returns the outside items admitted, best first: those that
 // outscore the conversation's best stretch, less the margin.
-func (m *Memory) admit(w weighing) []int {
+func (m *state) admit(w weighing) []int {
 	var order []int
 	for i, s := range w.scores {
 		if s > 0 && s+m.opt.ExternalMargin > w.best {
@@ -700,7 +700,7 @@ func (m *Memory) admit(w weighing) []int {
 
 // renderExternal frames the admitted items that fit in room, in the
 // budget's unit; "" when none does.
-func (m *Memory) renderExternal(items []Item, admitted []int, room int) (string, int) {
+func (m *state) renderExternal(items []Item, admitted []int, room int) (string, int) {
 	room -= m.meter.external
 	size := m.meter.external
 	var entries []string

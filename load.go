@@ -75,7 +75,7 @@ type prepared struct {
 // when there are too few to share out, or when sizes come from
 // Options.Measure, which need not be safe for concurrent use and whose
 // failures are reported turn by turn. m is locked.
-func (m *Memory) prepareStored(turns []Turn) *prepared {
+func (m *state) prepareStored(turns []Turn) *prepared {
 	w := loadWorkers(len(turns))
 	if w < 2 || m.meter.f != nil {
 		return nil
@@ -103,7 +103,7 @@ func (m *Memory) prepareStored(turns []Turn) *prepared {
 }
 
 // accept is acceptStored for turn i, prepared ahead. m is locked.
-func (p *prepared) accept(m *Memory, i int) (turn, error) {
+func (p *prepared) accept(m *state, i int) (turn, error) {
 	if i >= p.bad {
 		return turn{}, p.err
 	}
@@ -169,7 +169,7 @@ func newLocalVocab() *localVocab {
 // tokenizeAhead tokenizes the stretches that start at starts, the last
 // running to the last turn, in parallel; nil when there are too few turns
 // to share out. m is locked.
-func (m *Memory) tokenizeAhead(starts []int) *ahead {
+func (m *state) tokenizeAhead(starts []int) *ahead {
 	w := loadWorkers(len(m.turns) - starts[0])
 	if w < 2 {
 		return nil

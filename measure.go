@@ -116,7 +116,7 @@ func dateSize(t *turn) int {
 // clip cuts text so that it measures at most n, ending with clipMark,
 // keeping as much of its start as fits. A budget the mark itself does not
 // fit in gets the longest start of the mark that does.
-func (m *Memory) clip(text string, n int) string {
+func (m *state) clip(text string, n int) string {
 	z := &m.meter
 	if z.f == nil {
 		return clipChars(text, n)

@@ -462,7 +462,16 @@ type conversation struct {
 // holds an internal lock for its duration (Compose releases it while an
 // External source is consulted).
 type Memory struct {
-	mu           sync.Mutex
+	mu    sync.Mutex
+	state // everything else: the locked methods call its methods
+}
+
+// state is a Memory without its lock, as golang-lru's simplelru is its
+// Cache without one: the conversation, what is derived from it and the
+// kept selection, and every method that works on them. Its methods expect
+// the Memory's lock to be held; only composeCall, which releases it while an
+// External source is consulted, belongs to Memory.
+type state struct {
 	opt          Options
 	tune         tuning
 	ranker       ranker     // the Retriever or the built-in BM25, chosen once
@@ -490,7 +499,7 @@ type scratch struct {
 
 // New returns an empty Memory configured by opts.
 func New(opts Options) *Memory {
-	m := &Memory{opt: opts.normalized(), tune: defaults, ix: newIndex(), ranker: newRanker(opts.Retriever)}
+	m := &Memory{state: state{opt: opts.normalized(), tune: defaults, ix: newIndex(), ranker: newRanker(opts.Retriever)}}
 	m.meter = newMeter(opts.Measure)
 	m.broken = m.meter.take()
 	return m
@@ -608,7 +617,7 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 
 // pause reports whether a turn said at when comes after a pause long enough
 // to end a sitting: a new sitting starts a new stretch, whatever its size.
-func (m *Memory) pause(when time.Time) bool {
+func (m *state) pause(when time.Time) bool {
 	n := len(m.turns)
 	if n == 0 || when.IsZero() || m.turns[n-1].Time.IsZero() {
 		return false
@@ -631,7 +640,7 @@ func checkTurn(role Role, text string) error {
 
 // makeTurn derives what the Memory keeps beside t, which has passed the
 // door; waiting is the step's count of unanswered calls after it.
-func (m *Memory) makeTurn(t Turn, waiting int32) turn {
+func (m *state) makeTurn(t Turn, waiting int32) turn {
 	x := turn{said: said{Role: t.Role, Text: t.Text, Time: t.Time}, Redacted: t.Redacted, shown: t.Text, waiting: waiting}
 	if t.Role.agent() {
 		x.agent = &agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}
@@ -667,7 +676,7 @@ func (m *Memory) makeTurn(t Turn, waiting int32) turn {
 
 // askBoundaries consults the Boundaries hook about the open stretch and
 // returns absolute turn indices at which new stretches start.
-func (m *Memory) askBoundaries() ([]int, error) {
+func (m *state) askBoundaries() ([]int, error) {
 	hook := m.opt.Boundaries
 	if hook == nil {
 		return nil, nil
@@ -703,7 +712,7 @@ func (m *Memory) askBoundaries() ([]int, error) {
 }
 
 // closeOpen closes the open stretch, first splitting it at the given turns.
-func (m *Memory) closeOpen(splits []int) {
+func (m *state) closeOpen(splits []int) {
 	last := len(m.str) - 1
 	start := m.str[last].start
 	m.sizes.changed(last)
@@ -818,7 +827,7 @@ func (m *Memory) Redact(i int) error {
 // restretch replaces the stretch boundaries wholesale (bounds must start at 0,
 // ascend strictly and stay below len(m.turns)). Texts that survive keep their
 // encodings; the last stretch is the open one.
-func (m *Memory) restretch(bounds []int) {
+func (m *state) restretch(bounds []int) {
 	old := m.str
 	for _, s := range old {
 		if s.slot >= 0 {
@@ -845,7 +854,7 @@ func (m *Memory) restretch(bounds []int) {
 // newest turn: the closed ones are indexed, the open one's terms counted,
 // from pre when their texts were tokenized ahead (see tokenizeAhead). The
 // index holds no open stretch.
-func (m *Memory) cutStretches(starts []int, pre *ahead) {
+func (m *state) cutStretches(starts []int, pre *ahead) {
 	for i, a := range starts {
 		b := len(m.turns)
 		if i+1 < len(starts) {

@@ -90,7 +90,7 @@ func (m *Memory) ToJSON() ([]byte, error) {
 }
 
 // keptWire is the kept selection as ToJSON writes it; nil when there is none.
-func (m *Memory) keptWire() *wireKept {
+func (m *state) keptWire() *wireKept {
 	sel := m.sel
 	if sel == nil {
 		return nil
@@ -172,7 +172,7 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 
 // restoreKept makes a saved selection the kept one if it is one the library
 // could have made, and otherwise drops it: the next Compose rebuilds.
-func (m *Memory) restoreKept(s *wireKept) {
+func (m *state) restoreKept(s *wireKept) {
 	m.sel = nil
 	if s != nil && !m.validKept(s) {
 		m.dropped = RebuildRestored
@@ -277,7 +277,7 @@ func cleanBounds(bounds []int, n int) []int {
 // quoted from its first turn to an end no later than the next one's start
 // or the cut; recalls come in order, between the cut and the last turn; and
 // no turn is quoted twice.
-func (m *Memory) validKept(s *wireKept) bool {
+func (m *state) validKept(s *wireKept) bool {
 	if s.Upto < 0 || s.Upto > len(m.turns) || s.Made != 0 && (s.Made < s.Upto || s.Made > len(m.turns)) {
 		return false
 	}
@@ -387,7 +387,7 @@ func (m *Memory) Apply(c Changes) error {
 		var x turn
 		var err error
 		if prep != nil {
-			x, err = prep.accept(m, i)
+			x, err = prep.accept(&m.state, i)
 		} else {
 			x, err = m.acceptStored(t)
 		}
@@ -427,7 +427,7 @@ func Restore(c Changes, opts Options) (*Memory, error) {
 
 // acceptStored checks a turn read back from a store, as AppendTurn checks a
 // new one, and returns it as the next turn. m is locked.
-func (m *Memory) acceptStored(t Turn) (turn, error) {
+func (m *state) acceptStored(t Turn) (turn, error) {
 	t, err := checkStored(t)
 	if err != nil {
 		return turn{}, err
@@ -462,7 +462,7 @@ func checkStored(t Turn) (Turn, error) {
 // extend re-cuts the turns from the open stretch's start on at the given
 // stretch starts, in any order, after turns were appended without
 // stretching them: the stretches before the open one keep their index slots.
-func (m *Memory) extend(bounds []int) {
+func (m *state) extend(bounds []int) {
 	if len(m.turns) == 0 {
 		return
 	}

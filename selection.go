@@ -12,7 +12,7 @@ import (
 // ranking is one query's score for every stretch: computed on demand for
 // the built-in BM25, all at once for a Retriever.
 type ranking struct {
-	m      *Memory
+	m      *state
 	q      *query    // built-in BM25
 	open   float64   // built-in BM25: the open stretch
 	custom []float64 // Retriever: by stretch
@@ -34,7 +34,7 @@ func (rk *ranking) score(s int) float64 {
 }
 
 // sameSitting reports whether stretch s+1 follows stretch s without a pause.
-func (m *Memory) sameSitting(s int) bool {
+func (m *state) sameSitting(s int) bool {
 	b := m.str[s+1].start
 	p, q := m.turns[b-1].Time, m.turns[b].Time
 	return p.IsZero() || q.IsZero() || q.Sub(p) < m.tune.sessionGap
@@ -95,7 +95,7 @@ type weighing struct {
 // The ranking it returns is nil when over is false: the whole history fits
 // and nothing needs ranking.
 type ranker interface {
-	rank(ctx context.Context, m *Memory, query string, items []Item, over bool) (*ranking, weighing, error)
+	rank(ctx context.Context, m *state, query string, items []Item, over bool) (*ranking, weighing, error)
 }
 
 func newRanker(r Retriever) ranker {
@@ -110,7 +110,7 @@ func newRanker(r Retriever) ranker {
 // of the ones it shows, not a score for every stretch of the conversation.
 type bm25Ranker struct{}
 
-func (b bm25Ranker) rank(_ context.Context, m *Memory, query string, items []Item, over bool) (*ranking, weighing, error) {
+func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item, over bool) (*ranking, weighing, error) {
 	var rk *ranking
 	if over {
 		rk = b.ranking(m, query)
@@ -128,7 +128,7 @@ func (b bm25Ranker) rank(_ context.Context, m *Memory, query string, items []Ite
 }
 
 // ranking prepares the built-in ranking of the stretches for the query.
-func (bm25Ranker) ranking(m *Memory, query string) *ranking {
+func (bm25Ranker) ranking(m *state, query string) *ranking {
 	q := m.ix.prepare(query)
 	m.rk = ranking{m: m, q: q, open: q.open}
 	return &m.rk
@@ -142,7 +142,7 @@ func (bm25Ranker) ranking(m *Memory, query string) *ranking {
 // context.
 type retrieverRanker struct{ r Retriever }
 
-func (rr retrieverRanker) rank(ctx context.Context, m *Memory, query string, items []Item, over bool) (*ranking, weighing, error) {
+func (rr retrieverRanker) rank(ctx context.Context, m *state, query string, items []Item, over bool) (*ranking, weighing, error) {
 	if !over && len(items) == 0 {
 		return nil, weighing{}, nil
 	}
@@ -203,7 +203,7 @@ func (rr retrieverRanker) score(ctx context.Context, query string, docs []Docume
 // documents returns the stretch texts as a Retriever sees them, building
 // each closed stretch's text once. The open stretch's text is built afresh
 // and never cached: it grows, and may be split, before it closes.
-func (retrieverRanker) documents(m *Memory) []Document {
+func (retrieverRanker) documents(m *state) []Document {
 	if len(m.texts) > len(m.str) {
 		m.texts = nil
 	}
@@ -804,7 +804,7 @@ func (sel *kept) quotes(yield func(*quote) bool) {
 }
 
 // quote renders turns [keys[i], ends[i]) for each i as one memory part.
-func (m *Memory) quote(keys, ends []int, header string) quote {
+func (m *state) quote(keys, ends []int, header string) quote {
 	text, size := m.renderBlock(keys, ends, header)
 	return quote{keys: keys, ends: ends, text: text, size: size}
 }
@@ -823,7 +823,7 @@ func (m *Memory) quote(keys, ends []int, header string) quote {
 // outside material. It reports why the previous call's prefix is not
 // repeated in full ("" when it is) and the first turn of each stretch it
 // recalled.
-func (m *Memory) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int) {
+func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int) {
 	if why := m.unkept(); why != "" {
 		m.rebuild(rk, reserve)
 		return why, nil
@@ -872,7 +872,7 @@ func (m *Memory) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int
 
 // unkept says why the kept log cannot be kept whatever the query, or ""
 // when it may be.
-func (m *Memory) unkept() Rebuild {
+func (m *state) unkept() Rebuild {
 	sel := m.sel
 	why := m.dropped
 	m.dropped = ""
@@ -905,7 +905,7 @@ func (m *Memory) unkept() Rebuild {
 // chat or an agent loop no call, came between. A conversation without
 // times never makes a log cold: a turn without one takes the previous
 // turn's.
-func (m *Memory) cold(sel *kept) bool {
+func (m *state) cold(sel *kept) bool {
 	n := len(m.turns)
 	return n >= 2 && sel.made < n && m.expired(n-2)
 }
@@ -914,7 +914,7 @@ func (m *Memory) cold(sel *kept) bool {
 // keeping for a query for which a rebuild would pick picked, best first: it
 // shows one of the judged best. A log that shows none is about another
 // subject, and a rebuild chooses a block for this one.
-func (m *Memory) stillServes(sel *kept, picked []int) bool {
+func (m *state) stillServes(sel *kept, picked []int) bool {
 	for i := 0; i < m.tune.judged && i < len(picked); i++ {
 		if sel.covers(m.str[picked[i]].start) {
 			return true
@@ -928,7 +928,7 @@ func recallAt(at int, q quote) recall { return recall{at: at, quote: q} }
 
 // recall quotes the stretches the log lacks among those a rebuild would
 // pick (see missing); the zero quote when it lacks none.
-func (m *Memory) recall(rk *ranking, sel *kept, picked []int) quote {
+func (m *state) recall(rk *ranking, sel *kept, picked []int) quote {
 	keys := m.missing(rk, sel, picked)
 	if len(keys) == 0 {
 		return quote{}
@@ -954,7 +954,7 @@ func (m *Memory) recall(rk *ranking, sel *kept, picked []int) quote {
 // block and the turns after it stay: every turn since the block is in the
 // log, in order. It reports whether it made room; if not, the log is left
 // as it was.
-func (m *Memory) compact(rk *ranking, sel *kept, picked []int, recall bool) bool {
+func (m *state) compact(rk *ranking, sel *kept, picked []int, recall bool) bool {
 	all := sel.recalls
 	n := len(m.turns)
 	for j := range len(all) + 1 {
@@ -997,7 +997,7 @@ func (m *Memory) compact(rk *ranking, sel *kept, picked []int, recall bool) bool
 // was appended has expired by the time of the newest turn: a provider
 // keeps an entry cacheLifetime after it was written, and turns without a
 // time give no reason to think it gone.
-func (m *Memory) expired(t int) bool {
+func (m *state) expired(t int) bool {
 	n := len(m.turns)
 	if t >= n {
 		return false // made after the newest turn: by the call before this one
@@ -1017,7 +1017,7 @@ const cacheLookback = 20
 
 // serves reports whether the log serves a query for which a rebuild would
 // pick picked, best first.
-func (m *Memory) serves(rk *ranking, sel *kept, picked []int) bool {
+func (m *state) serves(rk *ranking, sel *kept, picked []int) bool {
 	if rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked) {
 		return true
 	}
@@ -1035,7 +1035,7 @@ func (m *Memory) serves(rk *ranking, sel *kept, picked []int) bool {
 // missing returns, ascending, the first turns of the stretches among the
 // best Recall a rebuild would pick that the log lacks, leaving out those
 // that match too little of the query to be worth their place (cover).
-func (m *Memory) missing(rk *ranking, sel *kept, picked []int) []int {
+func (m *state) missing(rk *ranking, sel *kept, picked []int) []int {
 	floor := 0.0
 	if rk.q != nil {
 		floor = m.tune.cover * rk.q.ceiling()
@@ -1056,7 +1056,7 @@ func (m *Memory) missing(rk *ranking, sel *kept, picked []int) []int {
 // current reports whether the log still matches the conversation: the
 // turns it places are there and every stretch it quotes still starts where
 // it did.
-func (m *Memory) current(sel *kept) bool {
+func (m *state) current(sel *kept) bool {
 	if sel.upto > len(m.turns) {
 		return false
 	}
@@ -1076,7 +1076,7 @@ func (m *Memory) current(sel *kept) bool {
 }
 
 // logSize is the characters the log takes: its quotes and its native turns.
-func (m *Memory) logSize(sel *kept) int {
+func (m *state) logSize(sel *kept) int {
 	n := m.tailCost(sel.upto)
 	for q := range sel.quotes {
 		n += q.size
@@ -1132,7 +1132,7 @@ func (rk *ranking) freshStrength(picked []int) float64 {
 // so no tool result goes out natively without its call: back to the start
 // of the step when that fits, else forward past it; when the newest step
 // alone is over the budget, stepCap has cut its turns to share it.
-func (m *Memory) cut() int {
+func (m *state) cut() int {
 	n := len(m.turns)
 	cut, size := n, 0
 	for cut > 0 && (n-cut < m.tune.lastTurns || cut > m.from) {
@@ -1171,7 +1171,7 @@ type stepCap struct {
 // results must go out together, so when the newest step is over the
 // budget, the largest of its turns are cut to the one size at which all of
 // them fit.
-func (m *Memory) capStep() {
+func (m *state) capStep() {
 	m.cap = stepCap{}
 	n := len(m.turns)
 	if n == 0 {
@@ -1208,7 +1208,7 @@ func (m *Memory) capStep() {
 // capacity is what a rebuild may spend on stretches, given the tail from cut
 // and reserve characters set aside. A sticky rebuild spends only part of it
 // (1 − headroom), leaving the log room to grow into.
-func (m *Memory) capacity(cut, reserve int) int {
+func (m *state) capacity(cut, reserve int) int {
 	c := m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory
 	if m.opt.Stability >= 0 {
 		c = int(float64(c) * (1 - m.tune.headroom))
@@ -1217,7 +1217,7 @@ func (m *Memory) capacity(cut, reserve int) int {
 }
 
 // tailCost is the characters of turns from t on as native parts.
-func (m *Memory) tailCost(t int) int {
+func (m *state) tailCost(t int) int {
 	n := 0
 	for ; t < len(m.turns); t++ {
 		n += m.nativeCost(t)
@@ -1227,7 +1227,7 @@ func (m *Memory) tailCost(t int) int {
 
 // rebuild starts a new log: a fresh selection for the ranking, quoted in
 // the memory block, and the newest turns.
-func (m *Memory) rebuild(rk *ranking, reserve int) {
+func (m *state) rebuild(rk *ranking, reserve int) {
 	cut := m.cut()
 	keys, _ := rk.choose(cut, m.capacity(cut, reserve), 0)
 	if len(keys) == 0 && m.opt.Stability >= 0 {
@@ -1243,7 +1243,7 @@ func (m *Memory) rebuild(rk *ranking, reserve int) {
 
 // included lists, ascending, the first turn of each stretch the log shows,
 // quoted or native.
-func (m *Memory) included() []int {
+func (m *state) included() []int {
 	sel := m.sel
 	var inc []int
 	for q := range sel.quotes {

@@ -661,7 +661,7 @@ func testRanking(t *testing.T, m *Memory) {
 	for qi, query := range rankQueries(m, uint64(len(m.str))) {
 		want := exhaustive(m, query)
 		order := referenceOrder(want)
-		rk := bm25Ranker{}.ranking(m, query)
+		rk := bm25Ranker{}.ranking(&m.state, query)
 		for s := range m.str {
 			require.Equal(t, want[s], rk.score(s), "score of stretch %d, query %d", s, qi)
 		}
@@ -670,7 +670,7 @@ func testRanking(t *testing.T, m *Memory) {
 		for _, upto := range uptos {
 			for _, room := range rooms {
 				for _, limit := range []int{0, m.tune.judged} {
-					rk := bm25Ranker{}.ranking(m, query)
+					rk := bm25Ranker{}.ranking(&m.state, query)
 					keys, picked := rk.choose(upto, room, limit)
 					wk, wp := chooseReference(m, want, order, upto, room, limit)
 					require.Equal(t, wp, picked, "picked: query %d upto %d room %d limit %d", qi, upto, room, limit)
@@ -692,7 +692,7 @@ func TestBestSpreadIsTopK(t *testing.T) {
 	eachRankShape(t, func(t *testing.T, m *Memory) {
 		for _, query := range rankQueries(m, 3) {
 			testBest(t, m, query, exhaustive(m, query), func(lim, room, k int) ([]hit, bool) {
-				rk := bm25Ranker{}.ranking(m, query)
+				rk := bm25Ranker{}.ranking(&m.state, query)
 				return rk.bestSpread(lim, room, k, nil)
 			})
 		}

@@ -117,7 +117,7 @@ func continues(prev, r Role) bool {
 // accept checks t against the conversation (a result answers a waiting
 // call; a call id is not already waiting) and returns it as the next turn.
 // m is locked.
-func (m *Memory) accept(t Turn) (turn, error) {
+func (m *state) accept(t Turn) (turn, error) {
 	if m.broken != nil {
 		return turn{}, m.broken
 	}
@@ -135,7 +135,7 @@ func (m *Memory) accept(t Turn) (turn, error) {
 // stepOf is accept's check against the conversation: it returns t as the
 // next turn takes it (a result given its call's tool) and the step's count
 // of unanswered calls after it. m is locked.
-func (m *Memory) stepOf(t Turn) (Turn, int32, error) {
+func (m *state) stepOf(t Turn) (Turn, int32, error) {
 	n := len(m.turns)
 	step := n > 0 && continues(m.turns[n-1].Role, t.Role)
 	waiting := int32(0)
@@ -171,7 +171,7 @@ func (m *Memory) stepOf(t Turn) (Turn, int32, error) {
 // that no result has answered, or -1. Results answer, in order, the first
 // waiting call with their id, so the calls that wait all come after the
 // step last had none waiting.
-func (m *Memory) waitingCall(id string) int {
+func (m *state) waitingCall(id string) int {
 	lo := len(m.turns)
 	for i := lo - 1; i >= 0 && m.turns[i].waiting > 0; i-- {
 		lo = i
