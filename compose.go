@@ -200,18 +200,29 @@ const (
 // error wrapping ctx's cause, so errors.Is(err, context.DeadlineExceeded)
 // tells that case apart.
 func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
-	return m.composeFor(ctx, query, false)
+	return m.composeFor(ctx, query, time.Time{}, false)
 }
 
-// composeFor is Compose for query, or with cont, Continue, written to
-// Options.Logger when there is one.
-func (m *Memory) composeFor(ctx context.Context, query string, cont bool) (Result, error) {
+// ComposeAt is Compose for a query asked at when. The time tells the
+// memory what the turns' own times cannot: that the query resumes the
+// conversation after a pause (when is five minutes or more after the
+// newest turn), in which a provider has dropped the prompt it cached. A
+// kept context would then be written to the cache again whole, so it is
+// rebuilt for the query instead, with room to grow in the new sitting
+// (Result.Rebuild is RebuildExpired). A zero when is Compose.
+func (m *Memory) ComposeAt(ctx context.Context, query string, when time.Time) (Result, error) {
+	return m.composeFor(ctx, query, when, false)
+}
+
+// composeFor is ComposeAt for query asked at when, or with cont, Continue,
+// written to Options.Logger when there is one.
+func (m *Memory) composeFor(ctx context.Context, query string, when time.Time, cont bool) (Result, error) {
 	lg := m.opt.Logger
 	if lg == nil {
-		return m.composeCall(ctx, query, cont)
+		return m.composeCall(ctx, query, when, cont)
 	}
 	start := time.Now()
-	r, err := m.composeCall(ctx, query, cont)
+	r, err := m.composeCall(ctx, query, when, cont)
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -238,7 +249,7 @@ func (m *Memory) composeFor(ctx context.Context, query string, cont bool) (Resul
 // the turns from the newest User turn on, as far as the budget allows, so
 // the model sees the question with the calls and results it led to.
 func (m *Memory) Continue(ctx context.Context) (Result, error) {
-	return m.composeFor(ctx, "", true)
+	return m.composeFor(ctx, "", time.Time{}, true)
 }
 
 // lastUser returns the newest User turn, or len(m.turns) when there is none.
@@ -252,7 +263,7 @@ func (m *state) lastUser() int {
 }
 
 // composeCall is Compose for query, or with cont, Continue.
-func (m *Memory) composeCall(ctx context.Context, query string, cont bool) (Result, error) {
+func (m *Memory) composeCall(ctx context.Context, query string, when time.Time, cont bool) (Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -279,8 +290,9 @@ func (m *Memory) composeCall(ctx context.Context, query string, cont bool) (Resu
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.ix.stop, m.ix.stopped = ctx.Done(), false
+	m.asked = when
 	r, err := m.compose(ctx, query, items, cont)
-	m.ix.stop = nil
+	m.ix.stop, m.asked, m.called = nil, time.Time{}, when
 	if err != nil {
 		return Result{}, err
 	}

@@ -103,6 +103,29 @@ func ExampleResult_Recalled() {
 }
 
 // Outside material goes in only when it beats the conversation itself.
+// A chat server knows when each message arrived. Told, the memory sees a
+// conversation resumed after the provider's prompt cache expired, and
+// rebuilds its context for the new question rather than pay to cache the
+// old one again.
+func ExampleMemory_ComposeAt() {
+	mem := byheart.New(byheart.Options{Budget: 1500, Chunk: 200})
+	start := time.Date(2024, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i := range 30 {
+		at := start.Add(time.Duration(i) * time.Minute)
+		mem.AppendAt(byheart.User, fmt.Sprintf("Note %d: the kitchen renovation needs new tiles and a plumber.", i), at)
+		mem.AppendAt(byheart.Assistant, "Noted.", at)
+	}
+	ctx := context.Background()
+	last := start.Add(29 * time.Minute)
+	soon, _ := mem.ComposeAt(ctx, "Who fits the tiles?", last.Add(time.Minute))
+	later, _ := mem.ComposeAt(ctx, "Which tiles did we pick?", last.Add(2*time.Hour))
+	fmt.Printf("a minute later: rebuilt %v %q\n", soon.Reselected, soon.Rebuild)
+	fmt.Printf("two hours later: rebuilt %v %q\n", later.Reselected, later.Rebuild)
+	// Output:
+	// a minute later: rebuilt true "first"
+	// two hours later: rebuilt true "expired"
+}
+
 func ExampleExternalFunc() {
 	docs := byheart.ExternalFunc(func(ctx context.Context, query string) ([]byheart.Item, error) {
 		return []byheart.Item{{Text: "The office closes at 18:00 on public holidays.", Source: "handbook"}}, nil

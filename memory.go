@@ -483,18 +483,20 @@ type state struct {
 	texts        []string   // derived: stretch texts for a Retriever, by stretch; "" until built
 	sel          *kept      // rule 3: the selection kept between calls
 	dropped      Rebuild    // why sel was dropped, if it was, for the next rebuild to report
+	called       time.Time  // when the last call was asked (ComposeAt), zero if it did not say
 	scratch                 // working space for one call
 }
 
 // scratch is a Memory's working space for one call: buffers kept only for
 // their capacity.
 type scratch struct {
-	heap   []hit   // ordering hits
-	mark   []bool  // spreading scores, by stretch
-	spread []int   // candidates of bestSpread
-	rk     ranking // the built-in ranking of the current query
-	from   int     // the newest turn the native tail should hold: a Continue's user turn, or len(turns)
-	cap    stepCap // how the newest step's turns are cut, if it is over the budget
+	heap   []hit     // ordering hits
+	mark   []bool    // spreading scores, by stretch
+	spread []int     // candidates of bestSpread
+	rk     ranking   // the built-in ranking of the current query
+	from   int       // the newest turn the native tail should hold: a Continue's user turn, or len(turns)
+	asked  time.Time // when ComposeAt's query was asked; zero for Compose and Continue
+	cap    stepCap   // how the newest step's turns are cut, if it is over the budget
 }
 
 // New returns an empty Memory configured by opts.

@@ -896,18 +896,31 @@ func (m *state) unkept() Rebuild {
 }
 
 // cold reports whether a provider has surely dropped every cache entry of
-// the log: the newest turn came at least cacheLifetime after the one
-// before it, and the block was made before it was appended (else a call
-// since has rebuilt already). Keeping the log then buys nothing: the
-// provider would write it whole again, while a rebuild picks for the query
-// at hand, writes less, and leaves the new sitting room to grow. The gap
-// before the newest turn is the one turn times vouch for: no turn, so in a
-// chat or an agent loop no call, came between. A conversation without
-// times never makes a log cold: a turn without one takes the previous
-// turn's.
+// the log, so that keeping it buys nothing: the provider would write it
+// whole again, while a rebuild picks for the query at hand, writes less,
+// and leaves the new sitting room to grow. Two pauses tell: the query came
+// (ComposeAt) at least cacheLifetime after both the newest turn and the
+// previous query, if that one said when it came; or the newest turn came
+// that long after the one before it, no call coming between (in a chat or
+// an agent loop a call follows a turn), while the block was made before
+// the newest turn was appended (else a call since has rebuilt already). A
+// conversation without times never makes a log cold: a turn without one
+// takes the previous turn's.
 func (m *state) cold(sel *kept) bool {
 	n := len(m.turns)
-	return n >= 2 && sel.made < n && m.expired(n-2)
+	if n == 0 {
+		return false
+	}
+	newest := m.turns[n-1].Time
+	if last := newest; !m.asked.IsZero() {
+		if m.called.After(last) {
+			last = m.called
+		}
+		if lapsed(last, m.asked) && (sel.made < n || !m.called.IsZero()) {
+			return true
+		}
+	}
+	return sel.made < n && n >= 2 && lapsed(m.turns[n-2].Time, newest)
 }
 
 // stillServes reports whether a log that must be compacted is worth
@@ -994,15 +1007,24 @@ func (m *state) compact(rk *ranking, sel *kept, picked []int, recall bool) bool 
 }
 
 // expired reports whether the cache entry a call made just before turn t
-// was appended has expired by the time of the newest turn: a provider
-// keeps an entry cacheLifetime after it was written, and turns without a
-// time give no reason to think it gone.
+// was appended has expired by now: the time ComposeAt's query was asked,
+// or else the newest turn's. A provider keeps an entry cacheLifetime after
+// it was written, and turns without a time give no reason to think it gone.
 func (m *state) expired(t int) bool {
 	n := len(m.turns)
 	if t >= n {
 		return false // made after the newest turn: by the call before this one
 	}
-	then, now := m.turns[t].Time, m.turns[n-1].Time
+	now := m.asked
+	if now.IsZero() {
+		now = m.turns[n-1].Time
+	}
+	return lapsed(m.turns[t].Time, now)
+}
+
+// lapsed reports whether a cache entry written at then has expired by now;
+// a zero time gives no reason to think so.
+func lapsed(then, now time.Time) bool {
 	return !then.IsZero() && !now.IsZero() && now.Sub(then) >= cacheLifetime
 }
 

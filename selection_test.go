@@ -311,6 +311,46 @@ func TestAPauseThatOutlivesTheProvidersCacheRebuildsTheLogOnce(t *testing.T) {
 	}
 }
 
+func TestAQueryAskedAfterAPauseRebuildsTheLogOnce(t *testing.T) {
+	t.Parallel()
+	const q = "the greenhouse tomatoes and compost"
+	for _, c := range []struct {
+		name  string
+		after time.Duration // from the newest turn to the query; -1 for Compose
+		want  Rebuild
+	}{
+		{"asked ten minutes after the newest turn: rebuilt", 10 * time.Minute, RebuildExpired},
+		{"asked exactly the cache's lifetime after: rebuilt", cacheLifetime, RebuildExpired},
+		{"asked a minute after: kept", time.Minute, ""},
+		{"asked just under the lifetime after: kept", cacheLifetime - time.Second, ""},
+		{"asked before the newest turn's time: kept", -time.Hour, ""},
+		{"a zero time is Compose: kept", 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opts := Options{Budget: 1500, Stability: 0.5}
+			m := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
+			first := compose(t, m, q)
+			require.True(t, first.Reselected)
+			mustAppendAt(t, m, Assistant, "noted, go on", m.turns[m.Len()-1].Time.Add(time.Second))
+			var when time.Time
+			if c.after != 0 {
+				when = m.turns[m.Len()-1].Time.Add(c.after)
+			}
+			r, err := m.ComposeAt(t.Context(), q, when)
+			require.NoError(t, err)
+			checkResult(t, m, q, r)
+			assert.Equal(t, c.want, r.Rebuild)
+			if c.want == "" {
+				prefixHeld(t, first, r, "a log a provider still holds is kept")
+			}
+			again, err := m.ComposeAt(t.Context(), q, when.Add(time.Second))
+			require.NoError(t, err)
+			assert.Empty(t, again.Rebuild, "a second query after the same pause keeps the log the first rebuilt")
+			prefixHeld(t, r, again, "the query after the rebuild")
+		})
+	}
+}
+
 func TestContinueRebuildsWhenTheCacheHasExpiredAndKeepsTheLogBetweenSteps(t *testing.T) {
 	t.Parallel()
 	opts := Options{Budget: 1500, Stability: 0.5}
