@@ -17,6 +17,13 @@ type composer interface {
 	compose(query string) (call, error)
 }
 
+// timed is a composer that can be told when a query is asked. The live
+// replay tells it the time of the user's turn it composes for; the
+// baselines have no use for it.
+type timed interface {
+	composeAt(query string, when time.Time) (call, error)
+}
+
 // method names a composer and builds a fresh one for a conversation.
 type method struct {
 	name string
@@ -70,8 +77,14 @@ func (b *byheartMemory) add(t *turn) error {
 }
 
 func (b *byheartMemory) compose(query string) (call, error) {
+	return b.composeAt(query, time.Time{})
+}
+
+// composeAt is compose for a query asked at when, as a chat server knows
+// when each message arrived (see timed).
+func (b *byheartMemory) composeAt(query string, when time.Time) (call, error) {
 	start := time.Now()
-	r, err := b.mem.Compose(context.Background(), query)
+	r, err := b.mem.ComposeAt(context.Background(), query, when)
 	b.lat.composes = append(b.lat.composes, sample{b.turns, time.Since(start)})
 	if err != nil {
 		return call{}, fmt.Errorf("compose %q: %w", query, err)

@@ -60,7 +60,13 @@ func replayConversation(conv *conversation, m method, budget int, lat *latencies
 	for i := range conv.Turns {
 		turn := &conv.Turns[i]
 		if turn.Role == byheart.User {
-			c, err := comp.compose(turn.Text)
+			var c call
+			var err error
+			if tc, ok := comp.(timed); ok {
+				c, err = tc.composeAt(turn.Text, turn.When)
+			} else {
+				c, err = comp.compose(turn.Text)
+			}
 			if err != nil {
 				return replayTally{}, err
 			}
