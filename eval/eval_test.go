@@ -55,10 +55,10 @@ func TestLoCoMoGuards(t *testing.T) {
 		"live replay: byheart's effective tokens per call against plain RAG's")
 	assert.Equal(t, 1.0, sticky.Continuity, "live replay: the previous turn reaches every call")
 	// The issue asked for 90% of warm calls to hit the cache; the log with
-	// its compactions and its rebuild after a pause reaches 87.4% on the
-	// dev file (106 of its misses are calls too small for any provider to
-	// cache), so this guards against a fall.
-	assert.GreaterOrEqual(t, sticky.WarmHitRate, 0.87, "live replay: warm calls that read the cache")
+	// its compactions and its rebuild after a pause, told each query's
+	// time, reaches 89.6% on the dev file (106 of its misses are calls too
+	// small for any provider to cache), so this guards against a fall.
+	assert.GreaterOrEqual(t, sticky.WarmHitRate, 0.89, "live replay: warm calls that read the cache")
 }
 
 // loadLoCoMo reads the LoCoMo dev file from $BYHEART_LOCOMO, or from

@@ -196,7 +196,7 @@ func writeWrongNotes(b *strings.Builder, r *temporalResult) {
 
 func writeReplay(b *strings.Builder, r *replayResult) {
 	fmt.Fprintf(b, "\n## Live replay at %s characters\n\n", thousands(float64(r.Budget)))
-	b.WriteString("Each user turn is composed as the query, then appended; every call is priced as a provider would ")
+	b.WriteString("Each user turn is composed as the query (byheart told its time: `ComposeAt`), then appended; every call is priced as a provider would ")
 	b.WriteString("(tokens = characters / 4; a cached prefix of ≥ 1,024 tokens read at 0.1×, newly cached tokens written at 1.25×, the rest 1×; each session starts cold). ")
 	if len(r.Rows) > 0 {
 		fmt.Fprintf(b, "%s calls per method. ", thousands(float64(r.Rows[0].Calls)))
