@@ -665,7 +665,14 @@ func FuzzAppendCompose(f *testing.F) {
 			}
 			checkBounds(t, m)
 			before = mustJSON(t, m)
-			r, err := m.Compose(ctx, query)
+			var r Result
+			if i%2 == 1 && !when.IsZero() {
+				// Asked a step after the turn: pauses of any length, and
+				// times before the turn's.
+				r, err = m.ComposeAt(ctx, query, when.Add(time.Duration(step)*time.Second))
+			} else {
+				r, err = m.Compose(ctx, query)
+			}
 			if !utf8.ValidString(query) {
 				require.ErrorIs(t, err, ErrUTF8)
 				require.Equal(t, before, mustJSON(t, m), "a failed Compose changes nothing")
