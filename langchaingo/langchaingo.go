@@ -44,6 +44,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/byheart/byheart"
@@ -200,7 +201,10 @@ func (m *Memory) Compose(ctx context.Context, query string) (byheart.Result, err
 	if err != nil {
 		return byheart.Result{}, err
 	}
-	res, err := conv.Compose(ctx, query)
+	// Asked now: after a pause longer than a provider's prompt cache
+	// lives, the memory rebuilds for the question rather than cache the old
+	// context again.
+	res, err := conv.ComposeAt(ctx, query, time.Now())
 	if err != nil {
 		return byheart.Result{}, err
 	}
@@ -285,7 +289,9 @@ func (m *Memory) record(ctx context.Context, role byheart.Role, text string) err
 		}
 		m.synced++
 	}
-	_, err := m.conv.Append(role, text)
+	// A live chain saves an exchange as it happens: its time lets the
+	// memory resolve relative dates ("last Saturday") and tell a pause.
+	_, err := m.conv.AppendAt(role, text, time.Now())
 	return err
 }
 
