@@ -30,8 +30,9 @@
 //     Result.StableUpto repeats byte for byte on the next call, so the
 //     provider's prompt cache holds, until the log would overrun the budget
 //     and is rebuilt with room to grow (Result.Reselected). It is rebuilt
-//     too on the first call after a pause of five minutes before the
-//     newest turn: the provider's cache is gone, and a rebuild writes less.
+//     too on the first call after a pause of five minutes, before the
+//     newest turn or before the query (ComposeAt says when it was asked):
+//     the provider's cache is gone, and a rebuild writes less.
 //  4. Outside knowledge (Options.External) arrives last, and only when it
 //     beats the conversation: its best item must outscore the best stretch
 //     on one index. It sits after the breakpoint, framed as reference
@@ -295,7 +296,8 @@ type Options struct {
 	// query, which suits one-shot questions with no prompt cache to keep
 	// warm. At any value, a kept context is worth keeping only while a
 	// provider still caches it: on the first call after the newest turn
-	// came five minutes or more after the one before it, the provider's
+	// came five minutes or more after the one before it, or after a query
+	// asked (ComposeAt) that long after the newest turn, the provider's
 	// entries are gone, so it is rebuilt (RebuildExpired).
 	Stability float64
 

@@ -131,10 +131,12 @@ const (
 	// what was left of the budget, even with recalled parts dropped.
 	RebuildNoRoom Rebuild = "no-room"
 	// RebuildExpired: the newest turn came at least five minutes after the
-	// one before it, so a provider has dropped the kept context from its
-	// prompt cache: keeping it would buy nothing and write it whole again,
-	// so a rebuild picks for the query at hand and leaves the new sitting
-	// room to grow. Turns without a time never cause it.
+	// one before it, or the query (Memory.ComposeAt) that long after the
+	// newest turn and the previous query, so a provider has dropped the
+	// kept context from its prompt cache: keeping it would buy nothing and
+	// write it whole again, so a rebuild picks for the query at hand and
+	// leaves the new sitting room to grow. A conversation without times
+	// never causes it.
 	RebuildExpired Rebuild = "expired"
 	// RebuildCompacted: not a rebuild. The kept context would have
 	// outgrown the budget, so its newest recalled parts were dropped; every
