@@ -56,7 +56,7 @@ func replay(w io.Writer, path string, opts byheart.Options, ro replayOptions) er
 	cold := 0
 	for i, t := range conv.turns {
 		if t.Role == byheart.User {
-			r, err := m.Compose(context.Background(), t.Text)
+			r, err := m.ComposeAt(context.Background(), t.Text, t.Time) // asked when it was said
 			if err != nil {
 				return fmt.Errorf("%s:%d: %w", path, t.line, err)
 			}
