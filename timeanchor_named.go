@@ -147,8 +147,10 @@ func (s *scanner) bareWeekday(i int) (int, resolved, bool) {
 	w := s.str(t)
 	wd, prev := weekday(w), s.prev(i)
 	full := len(w) >= 6
+	// An abbreviation stands alone only capitalised and in an English
+	// sentence: "Mon" opens many a French one ("Mon voisin ...").
 	if s.owned(i) || prev == "one" || prev == "last" || prev == "this" || prev == "next" || prev == "past" ||
-		prev == "coming" || !full && !t.upper || s.nameAround(i) {
+		prev == "coming" || !full && (!t.upper || !s.english()) || s.nameAround(i) {
 		return fail()
 	}
 	if s.is(i+1, "last") || s.is(i+1, "this") || s.is(i+1, "next") {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,4 +161,18 @@ func TestTerseQuestionsKeepOnlyContentWords(t *testing.T) {
 	assert.Equal(t, []string{"encontraron llaves coche", "Autoschlüssel gefunden", "车钥匙是在哪里找到的", "what is it?"}, texts,
 		"a question with no content word stays as it was")
 	assert.Equal(t, "¿Dónde encontraron las llaves del coche?", conv.Questions[0].Text, "the original is untouched")
+}
+
+// TestEveryLanguageRecallsAsItsEnglishTwinAndGetsNoDateNotes pins issue 16's
+// targets on the project's own set: each language recalls at least 0.95 of
+// what its English twin does, and the English date annotation writes
+// nothing on any other language.
+func TestEveryLanguageRecallsAsItsEnglishTwinAndGetsNoDateNotes(t *testing.T) {
+	res, err := measureMultilingual(filepath.Join("..", multilingualPath), defaultShare, &progress{w: io.Discard})
+	require.NoError(t, err)
+	require.Equal(t, "en", res.Rows[0].Language)
+	for _, row := range res.Rows[1:] {
+		assert.GreaterOrEqual(t, row.Ratio, 0.95, "%s recall against its English twin", row.Language)
+		assert.Zero(t, row.FalseNotes, "%s turns the English date annotation wrote on", row.Language)
+	}
 }
