@@ -209,7 +209,9 @@ func (m *Memory) Compose(ctx context.Context, query string) (Result, error) {
 // newest turn), in which a provider has dropped the prompt it cached. A
 // kept context would then be written to the cache again whole, so it is
 // rebuilt for the query instead, with room to grow in the new sitting
-// (Result.Rebuild is RebuildExpired). A zero when is Compose.
+// (Result.Rebuild is RebuildExpired); a second query soon after keeps it.
+// when is read on the clock of the turns' times (AppendAt), and a zero when
+// is Compose.
 func (m *Memory) ComposeAt(ctx context.Context, query string, when time.Time) (Result, error) {
 	return m.composeFor(ctx, query, when, false)
 }
