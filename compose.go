@@ -570,6 +570,18 @@ func indentedSize(s string) int {
 	return n
 }
 
+// Indent returns s with two spaces after every line break of any kind (LF,
+// CR, CR LF as one, VT, FF, the file, group and record separators, U+0085,
+// U+2028, U+2029), as byheart quotes a turn: no line of s then starts at the
+// margin, where a transcript's speaker labels stand. It is for adapters that
+// render parts as one transcript string, with GuardLabels.
+func Indent(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	writeIndented(&b, s)
+	return b.String()
+}
+
 // writeIndented writes s with two spaces after every line break (isBreak),
 // so no line of a quoted turn can start at the margin where speakers and
 // markers are. A CR LF pair is one break. s is valid UTF-8, so the breaks
