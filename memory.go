@@ -53,14 +53,18 @@
 // Everything but the final query never exceeds the budget, framing
 // included: characters by default, or tokens with Options.Measure (see
 // ApproxTokens). Result.Spent says what each kind of part cost and
-// Result.Rebuild why a call rebuilt; Options.Logger logs both. No line byheart quotes (a turn, natively or in the
-// memory block, or outside material) can pass for one of its markers, a
-// speaker label or a date line, however it is spelled (lookalike letters of
-// other scripts, full width, case, zero-width or bidi characters): such a
-// line is opened with "[quoted] " and the text is otherwise sent verbatim
-// (see GuardLabels for adapters). Redact removes a turn's
-// words from everything the memory holds or writes, and ToJSON/FromJSON
-// persist a memory, its kept selection included, between requests.
+// Result.Rebuild why a call rebuilt; Options.Logger logs both.
+//
+// No line byheart quotes (a turn, natively or in the memory block, or
+// outside material) can pass for one of its markers, a speaker label or a
+// date line, however it is spelled (lookalike letters of other scripts,
+// full width, case, zero-width or bidi characters): such a line is opened
+// with "[quoted] " and the text is otherwise sent verbatim (adapters that
+// render a transcript of their own use GuardLabels and Indent). Redact
+// removes a turn's words from everything the memory holds or writes.
+// ToJSON and FromJSON persist a memory, its kept selection included,
+// between requests; Since, Apply and Restore let a store keep it as rows
+// and save only what a request added (see the store packages).
 package byheart
 
 import (
