@@ -1251,10 +1251,25 @@ func (m *state) tailCost(t int) int {
 // the memory block, and the newest turns.
 func (m *state) rebuild(rk *ranking, reserve int) {
 	cut := m.cut()
-	keys, _ := rk.choose(cut, m.capacity(cut, reserve), 0)
+	capacity := m.capacity(cut, reserve)
+	full := m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory
+	if m.opt.Stability >= 0 && capacity < full {
+		// The headroom must not cost the query its best stretch: when that
+		// does not fit the share a rebuild spends, the share grows to it.
+		if _, best := rk.choose(cut, full, 1); len(best) > 0 {
+			s := best[0]
+			size := m.str[s].size
+			if m.stretchEnd(s) > cut {
+				size = m.sizeOf(m.str[s].start, cut)
+			}
+			capacity = max(capacity, size)
+		}
+	}
+	keys, _ := rk.choose(cut, capacity, 0)
 	if len(keys) == 0 && m.opt.Stability >= 0 {
-		// The headroom must not cost the query its best stretch.
-		keys, _ = rk.choose(cut, m.opt.Budget-m.tailCost(cut)-reserve-m.meter.memory, 1)
+		// Nothing scored and nothing fitted the share: the newest stretch
+		// that fits at all.
+		keys, _ = rk.choose(cut, full, 1)
 	}
 	ends := make([]int, len(keys))
 	for i, k := range keys {

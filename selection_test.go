@@ -979,3 +979,30 @@ func TestAfterAPauseTheRebuiltBlockIsWhatACompactionFallsBackOn(t *testing.T) {
 	assert.Equal(t, 1, recalls, "the block, the turns since and the new recall")
 	assert.NotEmpty(t, r.Recalled)
 }
+
+func TestARebuildTakesTheBestStretchEvenWhenItOutgrowsTheHeadroom(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []Options{{Budget: 2400, Chunk: 300}, {Budget: 2400, Chunk: 300, Recall: -1, Stability: 0.45}} {
+		m := New(opts)
+		for i := range 20 {
+			mustAppend(t, m, User, fmt.Sprintf("filler talk number %d about the weather and things", i))
+			mustAppend(t, m, Assistant, "ok")
+		}
+		mustAppend(t, m, User, "what does the vendor page say?")
+		mustTurn(t, m, Turn{Role: ToolCall, Tool: "browse", CallID: "c1", Text: `{"url":"https://vendor.example/terms"}`})
+		page := "The invoice 4471 is due on 3 June. " + strings.Repeat("Terms and conditions apply to every order. ", 25)
+		mustTurn(t, m, Turn{Role: ToolResult, CallID: "c1", Text: page, Source: Source{Name: "web:https://vendor.example/terms"}})
+		mustAppend(t, m, Assistant, "The page lists the terms.")
+		for i := 20; i < 40; i++ {
+			mustAppend(t, m, User, fmt.Sprintf("filler talk number %d about the weather and things", i))
+			mustAppend(t, m, Assistant, "ok")
+		}
+		q := "when is invoice 4471 due?"
+		r := compose(t, m, q)
+		checkResult(t, m, q, r)
+		require.Equal(t, RebuildFirst, r.Rebuild)
+		memory := flat(r)[0]
+		require.True(t, strings.HasPrefix(memory, memoryHeader))
+		assert.Contains(t, memory, "The invoice 4471 is due", "the best stretch, larger than half the room, is quoted")
+	}
+}
