@@ -77,7 +77,7 @@ func flatten(r byheart.Result) []flatPart {
 func writeParts(b *strings.Builder, r byheart.Result, question string) {
 	parts := flatten(r)
 	fmt.Fprintf(b, "What the model receives for %q: %d messages, %d parts.\n\n", question, len(r.Messages), len(parts))
-	b.WriteString("part  role        characters  tokens  begins\n")
+	b.WriteString("part  role         characters  tokens  begins\n")
 	stable, context := 0, 0
 	for i, p := range parts {
 		n := utf8.RuneCountInString(p.text)
@@ -88,7 +88,7 @@ func writeParts(b *strings.Builder, r byheart.Result, question string) {
 		case i == len(parts)-1:
 			note = "  ← the question"
 		}
-		fmt.Fprintf(b, "%4d  %-9s  %10s  %6s  %s%s\n", i, p.role, thousands(n), thousands(tokens(n)), preview(p.text, 48), note)
+		fmt.Fprintf(b, "%4d  %-11s  %10s  %6s  %s%s\n", i, p.role, thousands(n), thousands(tokens(n)), preview(p.text, 48), note)
 		if i <= r.StableUpto {
 			stable += n
 		}

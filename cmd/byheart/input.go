@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/byheart/byheart"
@@ -17,7 +18,10 @@ import (
 //
 //   - JSON Lines, one turn per line: {"role": "user", "text": "…", "time":
 //     "2023-05-08T13:56:00Z"}, where role is user or assistant, text is the
-//     turn as said and time, optional, is RFC 3339; blank lines are skipped;
+//     turn as said and time, optional, is RFC 3339; an agent's turns have
+//     the roles tool_call, tool_result and note, with "tool", "call_id",
+//     "source" and "authenticated" as byheart.Turn has them; blank lines
+//     are skipped;
 //   - a memory saved with Memory.ToJSON, which keeps its stretches and its
 //     kept selection.
 //
@@ -26,10 +30,17 @@ import (
 
 // inputTurn is one line of a JSON Lines conversation.
 type inputTurn struct {
-	Role string  `json:"role"`
-	Text *string `json:"text"`
-	Time string  `json:"time"`
+	Role          string  `json:"role"`
+	Text          *string `json:"text"`
+	Time          string  `json:"time"`
+	Tool          string  `json:"tool"`
+	CallID        string  `json:"call_id"`
+	Source        string  `json:"source"`
+	Authenticated bool    `json:"authenticated"`
 }
+
+// roles are the roles a line may have.
+var roles = []byheart.Role{byheart.User, byheart.Assistant, byheart.ToolCall, byheart.ToolResult, byheart.Note}
 
 // maxLine bounds one line of input, so a file without line breaks cannot
 // take all the memory there is.
@@ -91,13 +102,14 @@ func parseTurn(line []byte) (byheart.Turn, error) {
 		return byheart.Turn{}, errors.New("more than one JSON value on the line")
 	}
 	role := byheart.Role(in.Role)
-	if role != byheart.User && role != byheart.Assistant {
-		return byheart.Turn{}, fmt.Errorf("role %q is neither %q nor %q", in.Role, byheart.User, byheart.Assistant)
+	if !slices.Contains(roles, role) {
+		return byheart.Turn{}, fmt.Errorf("role %q is none of %q", in.Role, roles)
 	}
 	if in.Text == nil {
 		return byheart.Turn{}, errors.New(`no "text"`)
 	}
-	t := byheart.Turn{Role: role, Text: *in.Text}
+	t := byheart.Turn{Role: role, Text: *in.Text, Tool: in.Tool, CallID: in.CallID,
+		Source: byheart.Source{Name: in.Source, Authenticated: in.Authenticated}}
 	if in.Time != "" {
 		when, err := time.Parse(time.RFC3339, in.Time)
 		if err != nil {
@@ -161,7 +173,7 @@ func (c *conversation) memory(path string, opts byheart.Options) (*byheart.Memor
 	}
 	m := byheart.New(opts)
 	for _, t := range c.turns {
-		if _, err := m.AppendAt(t.Role, t.Text, t.Time); err != nil {
+		if _, err := m.AppendTurn(t.Turn); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, t.line, err)
 		}
 	}

@@ -12,9 +12,17 @@
 //	{"role": "user", "text": "We adopted a beagle called Pickle.", "time": "2023-05-08T13:56:00Z"}
 //	{"role": "assistant", "text": "A beagle! Lovely."}
 //
-// where role is user or assistant and time, optional, is RFC 3339; or a
-// memory saved with Memory.ToJSON. A bad line stops the command with an
-// error that names it ("chat.jsonl:7: role "bot" is neither …").
+// where role is user or assistant and time, optional, is RFC 3339. An
+// agent's turns have the roles tool_call, tool_result and note, with the
+// fields of byheart.Turn:
+//
+//	{"role": "tool_call", "text": "{\"from\": \"vendor\"}", "tool": "inbox", "call_id": "call_1"}
+//	{"role": "tool_result", "text": "…", "call_id": "call_1", "source": "email:billing@vendor.example"}
+//	{"role": "note", "text": "…", "source": "upload:contract.pdf", "authenticated": true}
+//
+// FILE may also be a memory saved with Memory.ToJSON. A bad line stops the
+// command with an error that names it ("chat.jsonl:7: role "bot" is none
+// of …").
 //
 // ask prints every part of the composed context with its role, characters
 // and tokens; where the cache breakpoint (Result.StableUpto) is; and the
@@ -46,8 +54,10 @@ const usage = `usage:
   byheart ask [flags] FILE QUESTION   what the model receives for QUESTION
   byheart replay [flags] FILE         replay FILE as a live chat and price every call
 
-FILE is JSON Lines, one turn per line ({"role": "user", "text": "…", "time": "2023-05-08T13:56:00Z"}),
-or a memory saved with Memory.ToJSON. Run "byheart ask -h" or "byheart replay -h" for the flags.
+FILE is JSON Lines, one turn per line ({"role": "user", "text": "…", "time": "2023-05-08T13:56:00Z"};
+an agent's tool_call, tool_result and note turns also take "tool", "call_id", "source" and
+"authenticated"), or a memory saved with Memory.ToJSON. Run "byheart ask -h" or "byheart replay -h"
+for the flags.
 `
 
 // errUsage marks a command line that cannot run; its message has been

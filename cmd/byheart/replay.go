@@ -73,7 +73,7 @@ func replay(w io.Writer, path string, opts byheart.Options, ro replayOptions) er
 				writeCall(&b, mine.calls, i, r, p, f, isCold)
 			}
 		}
-		if _, err := m.AppendAt(t.Role, t.Text, t.Time); err != nil {
+		if _, err := m.AppendTurn(t.Turn); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, t.line, err)
 		}
 	}
