@@ -596,26 +596,12 @@ func parseBlock(block string) ([]blockEntry, error) {
 		default:
 			return nil, fmt.Errorf("line at the margin is neither a date, a speaker nor the footer: %q", line)
 		}
-		var text strings.Builder
-		for {
-			j, n := nextBreak(body, i)
-			if j < 0 {
-				return nil, fmt.Errorf("turn %d runs into the footer", len(out))
-			}
-			text.WriteString(body[i:j])
-			k := j + n
-			if strings.HasPrefix(body[k:], "  ") {
-				text.WriteString(body[j:k])
-				i = k + 2
-				continue
-			}
-			if body[j:k] != "\n" {
-				return nil, fmt.Errorf("turn %d: break %q is followed by a line at the margin", len(out), body[j:k])
-			}
-			i = k
-			break
+		text, next, err := readEntry(body, i)
+		if err != nil {
+			return nil, fmt.Errorf("turn %d: %w", len(out), err)
 		}
-		out = append(out, blockEntry{Role: role, Text: text.String(), Date: date})
+		i = next
+		out = append(out, blockEntry{Role: role, Text: text, Date: date})
 		date = ""
 	}
 	if date != "" {
@@ -893,4 +879,28 @@ func unsaved(r Result) Result {
 		r.Rebuild = RebuildFirst
 	}
 	return r
+}
+
+// readEntry reads the text of a block entry that starts at body[i], its
+// continuation lines indented by two spaces, and returns it without the
+// indents and the index of the line after it.
+func readEntry(body string, i int) (string, int, error) {
+	var text strings.Builder
+	for {
+		j, n := nextBreak(body, i)
+		if j < 0 {
+			return "", 0, errors.New("runs into the footer")
+		}
+		text.WriteString(body[i:j])
+		k := j + n
+		if strings.HasPrefix(body[k:], "  ") {
+			text.WriteString(body[j:k])
+			i = k + 2
+			continue
+		}
+		if body[j:k] != "\n" {
+			return "", 0, fmt.Errorf("break %q is followed by a line at the margin", body[j:k])
+		}
+		return text.String(), k, nil
+	}
 }

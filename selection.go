@@ -288,10 +288,7 @@ func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
 		if a >= upto {
 			continue
 		}
-		size := m.str[s].size
-		if b := m.stretchEnd(s); b > upto {
-			size = m.sizeOf(a, upto)
-		}
+		size := m.sizeBefore(s, upto)
 		if size > capacity {
 			continue
 		}
@@ -831,7 +828,7 @@ func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int)
 	sel := m.sel
 	over := m.logSize(sel) > m.opt.Budget
 	cut := m.cut()
-	_, picked := rk.choose(cut, m.capacity(cut, 0), max(m.tune.judged, m.opt.Recall))
+	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), max(m.tune.judged, m.opt.Recall))
 	if !over && m.serves(rk, sel, picked) {
 		return "", nil
 	}
@@ -1227,15 +1224,27 @@ func (m *state) capStep() {
 	m.cap = stepCap{on: true, from: s, size: size}
 }
 
-// capacity is what a rebuild may spend on stretches, given the tail from cut
-// and reserve characters set aside. A sticky rebuild spends only part of it
-// (1 − headroom), leaving the log room to grow into.
-func (m *state) capacity(cut, reserve int) int {
-	c := m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory
+// room is what a rebuild may spend on stretches, given the tail from cut
+// and reserve set aside.
+func (m *state) room(cut, reserve int) int {
+	return m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory
+}
+
+// capacity is the share of room a rebuild spends: a sticky one only
+// 1 − headroom of it, leaving the log room to grow into.
+func (m *state) capacity(room int) int {
 	if m.opt.Stability >= 0 {
-		c = int(float64(c) * (1 - m.tune.headroom))
+		return int(float64(room) * (1 - m.tune.headroom))
 	}
-	return c
+	return room
+}
+
+// sizeBefore is the size of stretch s quoted up to turn upto.
+func (m *state) sizeBefore(s, upto int) int {
+	if m.stretchEnd(s) > upto {
+		return m.sizeOf(m.str[s].start, upto)
+	}
+	return m.str[s].size
 }
 
 // tailCost is the characters of turns from t on as native parts.
@@ -1251,18 +1260,13 @@ func (m *state) tailCost(t int) int {
 // the memory block, and the newest turns.
 func (m *state) rebuild(rk *ranking, reserve int) {
 	cut := m.cut()
-	capacity := m.capacity(cut, reserve)
-	full := m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory
-	if m.opt.Stability >= 0 && capacity < full {
+	full := m.room(cut, reserve)
+	capacity := m.capacity(full)
+	if capacity < full {
 		// The headroom must not cost the query its best stretch: when that
 		// does not fit the share a rebuild spends, the share grows to it.
 		if _, best := rk.choose(cut, full, 1); len(best) > 0 {
-			s := best[0]
-			size := m.str[s].size
-			if m.stretchEnd(s) > cut {
-				size = m.sizeOf(m.str[s].start, cut)
-			}
-			capacity = max(capacity, size)
+			capacity = max(capacity, m.sizeBefore(best[0], cut))
 		}
 	}
 	keys, _ := rk.choose(cut, capacity, 0)

@@ -133,26 +133,11 @@ func parseEntries(part string) ([]entry, error) {
 		default:
 			return nil, fmt.Errorf("line at the margin opens no turn: %q", line)
 		}
-		var text strings.Builder
-		for {
-			j, n := nextBreak(body, i)
-			if j < 0 {
-				return nil, fmt.Errorf("entry %d runs into the footer", len(out))
-			}
-			text.WriteString(body[i:j])
-			k := j + n
-			if strings.HasPrefix(body[k:], "  ") {
-				text.WriteString(body[j:k])
-				i = k + 2
-				continue
-			}
-			if body[j:k] != "\n" {
-				return nil, fmt.Errorf("entry %d: break %q is followed by a line at the margin", len(out), body[j:k])
-			}
-			i = k
-			break
+		text, next, err := readEntry(body, i)
+		if err != nil {
+			return nil, fmt.Errorf("entry %d: %w", len(out), err)
 		}
-		e.text = text.String()
+		e.text, i = text, next
 		out = append(out, e)
 	}
 	return out, nil
