@@ -1,0 +1,577 @@
+package byheart
+
+import (
+	"slices"
+	"sort"
+	"time"
+)
+
+// Rule 3 keeps the context still by treating it as an append-only log. A
+// provider's prompt cache needs only the prefix of a call to repeat, so the
+// context a rebuild makes is kept and only ever grows at its end: the turns
+// appended since follow it as native messages, and when a query needs
+// stretches the context lacks, they are quoted in a new memory part after
+// everything already sent, so every earlier part stays byte for byte what
+// the cache holds. When it would overrun the budget, it drops its newest
+// recalled parts if a provider still holds what it keeps (see compact), and
+// is otherwise rebuilt, to a fill that leaves it room to grow again.
+
+// kept is the log: the memory block of the last rebuild, then the turns
+// from upto on as native messages, with recalled stretches quoted between
+// them where queries needed them. Stretches are named by their first turn,
+// so a rewrite of the boundaries finds the same stretches or, if they are
+// gone, forces a rebuild.
+type kept struct {
+	block   quote
+	upto    int      // turns before upto appear only where quoted; turns from upto on follow natively
+	made    int      // how many turns there were when the block was made; 0 when unknown (restored)
+	recalls []recall // in the order they were made
+}
+
+// quote is one memory part: stretches quoted in time order.
+type quote struct {
+	keys []int  // first turn of each stretch, ascending
+	ends []int  // where each one's quote ends: the stretch's end when quoted, or upto
+	text string // the rendered part; "" when it quotes nothing
+	size int    // characters of text
+}
+
+// recall is a quote appended to the log after the turns before at.
+type recall struct {
+	at int
+	quote
+}
+
+// covers reports whether turn t is quoted.
+func (q *quote) covers(t int) bool {
+	i := sort.SearchInts(q.keys, t+1) - 1
+	return i >= 0 && t < q.ends[i]
+}
+
+// covers reports whether turn t is in the log, quoted or native.
+func (sel *kept) covers(t int) bool {
+	if t >= sel.upto || sel.block.covers(t) {
+		return true
+	}
+	for i := range sel.recalls {
+		if sel.recalls[i].covers(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// quotes yields the log's quotes in order, the block first.
+func (sel *kept) quotes(yield func(*quote) bool) {
+	if !yield(&sel.block) {
+		return
+	}
+	for i := range sel.recalls {
+		if !yield(&sel.recalls[i].quote) {
+			return
+		}
+	}
+}
+
+// quote renders turns [keys[i], ends[i]) for each i as one memory part.
+func (m *state) quote(keys, ends []int, header string) quote {
+	text, size := m.renderBlock(keys, ends, header)
+	return quote{keys: keys, ends: ends, text: text, size: size}
+}
+
+// reselect applies rule 3 to a composition over the budget. The log is
+// kept as it is while it serves the query: while the best stretches it
+// shows score at least (1 − Stability) of what a rebuild would bring, or one
+// of the best a rebuild would bring is among the turns since the last
+// rebuild, so that the query carries on the talk of the moment. Otherwise
+// the best stretches it lacks are recalled into it (see missing). When the
+// log would overrun the budget, with the recall or by the turns added since
+// the last call, it is compacted (see compact) and rebuilt only when that
+// is not enough, when it no longer matches the conversation, when the
+// newest step is cut to fit, or when a pause has outlived a provider's
+// cache of it (see cold). reserve is what a rebuild leaves free for
+// outside material. It reports why the previous call's prefix is not
+// repeated in full ("" when it is) and the first turn of each stretch it
+// recalled.
+func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int) {
+	if why := m.unkept(); why != "" {
+		m.rebuild(rk, reserve)
+		return why, nil
+	}
+	sel := m.sel
+	over := m.logSize(sel) > m.opt.Budget
+	cut := m.cut()
+	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), max(m.tune.judged, m.opt.Recall))
+	if !over && m.serves(rk, sel, picked) {
+		return "", nil
+	}
+	why = RebuildNoRoom
+	if over {
+		why = RebuildOverBudget
+	}
+	if m.opt.Recall < 0 {
+		if !over {
+			why = RebuildWeaker
+		}
+		m.rebuild(rk, reserve)
+		return why, nil
+	}
+	// A recall goes after the newest turn, where a result may still have
+	// to follow its call: then it waits for the next call.
+	recall := m.turns[len(m.turns)-1].waiting == 0
+	var q quote
+	if recall {
+		q = m.recall(rk, sel, picked)
+	}
+	if !over && m.logSize(sel)+q.size <= m.opt.Budget {
+		if q.size == 0 {
+			return "", nil
+		}
+		sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
+		return "", q.keys
+	}
+	if !m.stillServes(sel, picked) || !m.compact(rk, sel, picked, recall) {
+		m.rebuild(rk, reserve)
+		return why, nil
+	}
+	if n := len(sel.recalls); n > 0 && sel.recalls[n-1].at == len(m.turns) {
+		return RebuildCompacted, sel.recalls[n-1].keys
+	}
+	return RebuildCompacted, nil
+}
+
+// unkept says why the kept log cannot be kept whatever the query, or ""
+// when it may be.
+func (m *state) unkept() Rebuild {
+	sel := m.sel
+	why := m.dropped
+	m.dropped = ""
+	switch {
+	case m.opt.Stability < 0:
+		return RebuildFresh
+	case sel == nil && why != "":
+		return why
+	case sel == nil:
+		return RebuildFirst
+	case !m.current(sel):
+		return RebuildStale
+	case m.cap.on:
+		// While the newest step is cut to fit, how much each turn keeps
+		// changes as the step grows, so the log is made afresh.
+		return RebuildStep
+	case m.cold(sel):
+		return RebuildExpired
+	}
+	return ""
+}
+
+// cold reports whether a provider has surely dropped every cache entry of
+// the log, so that keeping it buys nothing: the provider would write it
+// whole again, while a rebuild picks for the query at hand, writes less,
+// and leaves the new sitting room to grow. Two pauses tell: the query came
+// (ComposeAt) at least cacheLifetime after both the newest turn and the
+// previous query, if that one said when it came; or the newest turn came
+// that long after the one before it, no call coming between (in a chat or
+// an agent loop a call follows a turn), while the block was made before
+// the newest turn was appended (else a call since has rebuilt already). A
+// conversation without times never makes a log cold: a turn without one
+// takes the previous turn's.
+func (m *state) cold(sel *kept) bool {
+	n := len(m.turns)
+	if n == 0 {
+		return false
+	}
+	newest := m.turns[n-1].Time
+	if last := newest; !m.asked.IsZero() {
+		if m.called.After(last) {
+			last = m.called
+		}
+		if lapsed(last, m.asked) && (sel.made < n || !m.called.IsZero()) {
+			return true
+		}
+	}
+	return sel.made < n && n >= 2 && lapsed(m.turns[n-2].Time, newest)
+}
+
+// stillServes reports whether a log that must be compacted is worth
+// keeping for a query for which a rebuild would pick picked, best first: it
+// shows one of the judged best. A log that shows none is about another
+// subject, and a rebuild chooses a block for this one.
+func (m *state) stillServes(sel *kept, picked []int) bool {
+	for i := 0; i < m.tune.judged && i < len(picked); i++ {
+		if sel.covers(m.str[picked[i]].start) {
+			return true
+		}
+	}
+	return false
+}
+
+// recallAt makes q a recall placed before turn at.
+func recallAt(at int, q quote) recall { return recall{at: at, quote: q} }
+
+// recall quotes the stretches the log lacks among those a rebuild would
+// pick (see missing); the zero quote when it lacks none.
+func (m *state) recall(rk *ranking, sel *kept, picked []int) quote {
+	keys := m.missing(rk, sel, picked)
+	if len(keys) == 0 {
+		return quote{}
+	}
+	ends := make([]int, len(keys))
+	for i, k := range keys {
+		ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
+	}
+	return m.quote(keys, ends, recallHeader)
+}
+
+// compact makes room in a log that would overrun the budget by dropping
+// its newest recalled parts, so that the log and, if recall is set, a
+// recall of what the shortened log lacks fit the budget. It is worth doing
+// only if a provider's cache still holds what the log keeps: a provider
+// reads an entry an earlier call wrote at its breakpoint (the end of its
+// log) when it lies at most cacheLookback parts before the new
+// breakpoint, and otherwise bills the whole prefix anew, as after a
+// rebuild, which would at least choose a fresh block. So it keeps the
+// fewest recalled parts such that one of them, or for none the block and
+// the turns after it, ended an earlier call within that reach; a stretch
+// dropped that the query still needs comes back in the new recall. The
+// block and the turns after it stay: every turn since the block is in the
+// log, in order. It reports whether it made room; if not, the log is left
+// as it was.
+func (m *state) compact(rk *ranking, sel *kept, picked []int, recall bool) bool {
+	all := sel.recalls
+	n := len(m.turns)
+	for j := range len(all) + 1 {
+		// The parts after the earlier call's end that the shortened log
+		// keeps: the turns since it and the new recall. The call that made
+		// the block ended with the turns it placed natively; a restored
+		// block's is not known, so its first such turn stands in, which is
+		// never later.
+		after, made := n-1-sel.upto, sel.upto
+		if sel.made > sel.upto {
+			after, made = n-sel.made, sel.made
+		}
+		if j > 0 {
+			after, made = n-all[j-1].at, all[j-1].at
+		}
+		if m.expired(made) {
+			continue // so is every entry before it
+		}
+		sel.recalls = all[:j]
+		var q quote
+		if recall {
+			q = m.recall(rk, sel, picked)
+		}
+		if q.size > 0 {
+			after++
+		}
+		if after >= cacheLookback || m.logSize(sel)+q.size > m.opt.Budget {
+			continue
+		}
+		if q.size > 0 {
+			sel.recalls = append(sel.recalls[:j:j], recallAt(n, q))
+		}
+		return true
+	}
+	sel.recalls = all
+	return false
+}
+
+// expired reports whether the cache entry a call made just before turn t
+// was appended has expired by now: the time ComposeAt's query was asked,
+// or else the newest turn's. A provider keeps an entry cacheLifetime after
+// it was written, and turns without a time give no reason to think it gone.
+func (m *state) expired(t int) bool {
+	n := len(m.turns)
+	if t >= n {
+		return false // made after the newest turn: by the call before this one
+	}
+	now := m.asked
+	if now.IsZero() {
+		now = m.turns[n-1].Time
+	}
+	return lapsed(m.turns[t].Time, now)
+}
+
+// lapsed reports whether a cache entry written at then has expired by now;
+// a zero time gives no reason to think so.
+func lapsed(then, now time.Time) bool {
+	return !then.IsZero() && !now.IsZero() && now.Sub(then) >= cacheLifetime
+}
+
+// cacheLifetime is how long a provider keeps a cache entry it has not read
+// since (Anthropic's default; OpenAI's is at least as long).
+const cacheLifetime = 5 * time.Minute
+
+// cacheLookback is how many parts, counting back from a call's cache
+// breakpoint, a provider searches for an entry an earlier call left
+// (Anthropic's rule, the strictest of the large providers').
+const cacheLookback = 20
+
+// serves reports whether the log serves a query for which a rebuild would
+// pick picked, best first.
+func (m *state) serves(rk *ranking, sel *kept, picked []int) bool {
+	if rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked) {
+		return true
+	}
+	if m.opt.Recall < 0 {
+		return false // keep or rebuild: the rule before logs could grow
+	}
+	for i := 0; i < m.tune.judged && i < len(picked); i++ {
+		if m.str[picked[i]].start >= sel.upto {
+			return true
+		}
+	}
+	return false
+}
+
+// missing returns, ascending, the first turns of the stretches among the
+// best Recall a rebuild would pick that the log lacks, leaving out those
+// that match too little of the query to be worth their place (cover).
+func (m *state) missing(rk *ranking, sel *kept, picked []int) []int {
+	floor := 0.0
+	if rk.q != nil {
+		floor = m.tune.cover * rk.q.ceiling()
+	}
+	var keys []int
+	for i, s := range picked {
+		if i == m.opt.Recall || rk.score(s) < floor {
+			break
+		}
+		if k := m.str[s].start; !sel.covers(k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Ints(keys)
+	return keys
+}
+
+// current reports whether the log still matches the conversation: the
+// turns it places are there and every stretch it quotes still starts where
+// it did.
+func (m *state) current(sel *kept) bool {
+	if sel.upto > len(m.turns) {
+		return false
+	}
+	for q := range sel.quotes {
+		for _, k := range q.keys {
+			if s := m.stretchOf(k); s < 0 || m.str[s].start != k {
+				return false
+			}
+		}
+	}
+	for _, r := range sel.recalls {
+		if r.at > len(m.turns) {
+			return false
+		}
+	}
+	return true
+}
+
+// logSize is the characters the log takes: its quotes and its native turns.
+func (m *state) logSize(sel *kept) int {
+	n := m.tailCost(sel.upto)
+	for q := range sel.quotes {
+		n += q.size
+	}
+	return n
+}
+
+// strength is the summed score of the judged best stretches the log shows,
+// quoted or native.
+func (rk *ranking) strength(sel *kept) float64 {
+	m := rk.m
+	judged := m.tune.judged
+	var buf [maxJudged]float64
+	best := buf[:judged]
+	push := func(v float64) {
+		for i := range best {
+			if v > best[i] {
+				copy(best[i+1:], best[i:judged-1])
+				best[i] = v
+				return
+			}
+		}
+	}
+	for q := range sel.quotes {
+		for _, k := range q.keys {
+			push(rk.score(m.stretchOf(k)))
+		}
+	}
+	if sel.upto < len(m.turns) {
+		for s := m.stretchOf(sel.upto); s < len(m.str); s++ {
+			push(rk.score(s))
+		}
+	}
+	total := 0.0
+	for _, v := range best {
+		total += v
+	}
+	return total
+}
+
+// freshStrength is the same measure for the stretches a rebuild would pick.
+func (rk *ranking) freshStrength(picked []int) float64 {
+	total := 0.0
+	for i := 0; i < rk.m.tune.judged && i < len(picked); i++ {
+		total += rk.score(picked[i])
+	}
+	return total
+}
+
+// cut is where a rebuild's native tail starts: the newest turns that fit
+// the budget, at most lastTurns of them (and back to m.from, for
+// Continue), and at least the newest one. It starts where a stretch may,
+// so no tool result goes out natively without its call: back to the start
+// of the step when that fits, else forward past it; when the newest step
+// alone is over the budget, stepCap has cut its turns to share it.
+func (m *state) cut() int {
+	n := len(m.turns)
+	cut, size := n, 0
+	for cut > 0 && (n-cut < m.tune.lastTurns || cut > m.from) {
+		next := size + m.nativeCost(cut-1)
+		if next > m.opt.Budget && cut < n {
+			break
+		}
+		cut--
+		size = next
+	}
+	back := cut
+	for ; !m.splittable(back); back-- {
+		size += m.nativeCost(back - 1)
+	}
+	if size <= m.opt.Budget {
+		return back
+	}
+	for cut < n && !m.splittable(cut) {
+		cut++
+	}
+	if cut < n {
+		return cut
+	}
+	return back
+}
+
+// stepCap is how the newest step's turns share the budget when, as native
+// parts, they would overrun it together: each is cut to at most size
+// characters. The zero value cuts nothing.
+type stepCap struct {
+	on         bool
+	from, size int
+}
+
+// capStep sets m.cap for the conversation as it stands: a step's calls and
+// results must go out together, so when the newest step is over the
+// budget, the largest of its turns are cut to the one size at which all of
+// them fit.
+func (m *state) capStep() {
+	m.cap = stepCap{}
+	n := len(m.turns)
+	if n == 0 {
+		return
+	}
+	s := n - 1
+	for !m.splittable(s) {
+		s--
+	}
+	total := 0
+	for t := s; t < n; t++ {
+		total += m.nativeCost(t)
+	}
+	if total <= m.opt.Budget {
+		return
+	}
+	costs := make([]int, 0, n-s)
+	for t := s; t < n; t++ {
+		costs = append(costs, m.nativeCost(t))
+	}
+	sort.Ints(costs)
+	room := m.opt.Budget
+	size := 0
+	for i, c := range costs {
+		if share := room / (len(costs) - i); c > share {
+			size = share
+			break
+		}
+		room -= c
+	}
+	m.cap = stepCap{on: true, from: s, size: size}
+}
+
+// room is what a rebuild may spend on stretches, given the tail from cut
+// and reserve set aside.
+func (m *state) room(cut, reserve int) int {
+	return m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory
+}
+
+// capacity is the share of room a rebuild spends: a sticky one only
+// 1 − headroom of it, leaving the log room to grow into.
+func (m *state) capacity(room int) int {
+	if m.opt.Stability >= 0 {
+		return int(float64(room) * (1 - m.tune.headroom))
+	}
+	return room
+}
+
+// sizeBefore is the size of stretch s quoted up to turn upto.
+func (m *state) sizeBefore(s, upto int) int {
+	if m.stretchEnd(s) > upto {
+		return m.sizeOf(m.str[s].start, upto)
+	}
+	return m.str[s].size
+}
+
+// tailCost is the characters of turns from t on as native parts.
+func (m *state) tailCost(t int) int {
+	n := 0
+	for ; t < len(m.turns); t++ {
+		n += m.nativeCost(t)
+	}
+	return n
+}
+
+// rebuild starts a new log: a fresh selection for the ranking, quoted in
+// the memory block, and the newest turns.
+func (m *state) rebuild(rk *ranking, reserve int) {
+	cut := m.cut()
+	full := m.room(cut, reserve)
+	capacity := m.capacity(full)
+	if capacity < full {
+		// The headroom must not cost the query its best stretch: when that
+		// does not fit the share a rebuild spends, the share grows to it.
+		if _, best := rk.choose(cut, full, 1); len(best) > 0 {
+			capacity = max(capacity, m.sizeBefore(best[0], cut))
+		}
+	}
+	keys, _ := rk.choose(cut, capacity, 0)
+	if len(keys) == 0 && m.opt.Stability >= 0 {
+		// Nothing scored and nothing fitted the share: the newest stretch
+		// that fits at all.
+		keys, _ = rk.choose(cut, full, 1)
+	}
+	ends := make([]int, len(keys))
+	for i, k := range keys {
+		ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
+	}
+	m.sel = &kept{block: m.quote(keys, ends, memoryHeader), upto: cut, made: len(m.turns)}
+}
+
+// included lists, ascending, the first turn of each stretch the log shows,
+// quoted or native.
+func (m *state) included() []int {
+	sel := m.sel
+	var inc []int
+	for q := range sel.quotes {
+		for i, k := range q.keys {
+			for s := m.stretchOf(k); s < len(m.str) && m.str[s].start < q.ends[i]; s++ {
+				inc = append(inc, m.str[s].start)
+			}
+		}
+	}
+	if sel.upto < len(m.turns) {
+		for s := m.stretchOf(sel.upto); s < len(m.str); s++ {
+			inc = append(inc, m.str[s].start)
+		}
+	}
+	sort.Ints(inc)
+	return slices.Compact(inc)
+}
