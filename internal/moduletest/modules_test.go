@@ -1,6 +1,7 @@
 package moduletest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,8 @@ func TestNestedModules(t *testing.T) {
 // requires it gets it: no replace directive (Go ignores them in a
 // dependency), no workspace, and the core fetched through a module proxy at
 // the version the module's go.mod requires, into an empty module cache.
+// It builds every dependency anew, so it runs only when asked: with
+// BYHEART_MODULES=1 in the environment, as .ci/run and scripts/release set.
 //
 // The proxy is a directory (GOPROXY=file://...) holding the core at that
 // version: from its git tag when the tag exists here, and otherwise from this
@@ -47,6 +50,9 @@ func TestNestedModules(t *testing.T) {
 func TestConsumerBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the consumer build is tested without -short")
+	}
+	if os.Getenv(modulesEnv) != "1" {
+		t.Skipf("the consumer build of every nested module takes minutes: set %s=1 to run it (.ci/run does)", modulesEnv)
 	}
 	goBin := goCommand(t)
 	root := repoRoot(t)
@@ -110,6 +116,9 @@ func TestWorkspaceUsesEveryModule(t *testing.T) {
 		t.Errorf("go.work uses %v, the repository holds modules %v: run go work use -r .", used, want)
 	}
 }
+
+// modulesEnv is the environment variable that turns TestConsumerBuild on.
+const modulesEnv = "BYHEART_MODULES"
 
 // release is a version a consumer can require: a semantic version that is
 // neither a pseudo-version nor the placeholder v0.0.0.
@@ -305,15 +314,34 @@ func repoRoot(t *testing.T) string {
 }
 
 // run runs a command in dir with env added to the environment, logs its
-// output, and fails the test if it fails.
+// output, and fails the test if it fails. The command and everything it
+// starts (a go command's compilers and test binaries) are killed when the
+// test ends, and a little before go test's -timeout would panic, so a
+// failed or timed-out test leaves nothing running behind it.
 func run(t *testing.T, dir string, env []string, name string, args ...string) {
 	t.Helper()
-	cmd := exec.Command(name, args...)
+	ctx := t.Context()
+	if deadline, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-timeoutMargin))
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
+	killGroup(cmd)
+	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.CombinedOutput()
 	t.Logf("%s %s:\n%s", filepath.Base(name), strings.Join(args, " "), out)
+	if ctx.Err() != nil {
+		t.Fatalf("%s %s in %s: stopped, %v (go test -timeout gives it longer)", filepath.Base(name), strings.Join(args, " "), dir, context.Cause(ctx))
+	}
 	if err != nil {
 		t.Fatalf("%s %s in %s: %v", filepath.Base(name), strings.Join(args, " "), dir, err)
 	}
 }
+
+// timeoutMargin is how long before go test's deadline a command is
+// stopped: time for the test to report it and clean up before the test
+// binary's own timeout panics.
+const timeoutMargin = 30 * time.Second

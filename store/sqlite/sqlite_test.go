@@ -224,9 +224,11 @@ func crashText(i int) string {
 	return fmt.Sprintf("turn %d: %s", i, strings.Repeat(fmt.Sprintf("<%d>", i), 3000))
 }
 
+// childCommand is a child process of this test binary in mode, killed
+// when the test ends so a test that fails early leaves no writer behind.
 func childCommand(t *testing.T, mode, path, arg string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childMode+"="+mode, childFile+"="+path, childArg+"="+arg)
 	return cmd
 }
