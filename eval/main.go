@@ -19,7 +19,9 @@
 // multilingual section reads its own set (testdata/multilingual.json, or
 // -multilingual FILE), and the attacks section its own suite
 // (testdata/attacks.json, or -attacks FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
-// JSON object with -json; progress goes to stderr. The pictures are SVG plots
+// JSON object with -json. Progress goes to stderr when it is a terminal, one
+// line a section rewritten in place (-progress: one line a section
+// elsewhere too). The pictures are SVG plots
 // of recall by budget, the cost of each call along a conversation, its
 // running total, and recall against cost.
 package main
@@ -69,6 +71,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	multilingual := fs.String("multilingual", "", "the multilingual set (default: "+multilingualPath+")")
 	share := fs.Float64("share", defaultShare, "multilingual section: the budget as a share of each conversation's length")
 	attacks := fs.String("attacks", "", "the attack suite (default: "+attacksPath+")")
+	showProgress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal (one line per section)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -98,7 +101,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prog := &progress{w: stderr}
+	prog := newProgress(stderr, *showProgress)
+	defer prog.end()
 	res, err := measure(ds, *budget, sections, prog)
 	if err != nil {
 		return err
@@ -343,14 +347,14 @@ func parallel(n int, lat *latencies, prog *progress, section string, job func(i 
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	start := time.Now()
+	prog.start(section, n)
 	for range min(n, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
 				errs[i] = job(i, &lats[i])
-				prog.done(section, n, start)
+				prog.done()
 			}
 		}()
 	}
@@ -363,28 +367,4 @@ func parallel(n int, lat *latencies, prog *progress, section string, job func(i 
 		lat.merge(&lats[i])
 	}
 	return errors.Join(errs...)
-}
-
-// progress reports finished runs on stderr, at most once a second, so a
-// long run shows it is alive without burying the terminal.
-type progress struct {
-	w     io.Writer
-	mu    sync.Mutex
-	count map[string]int
-	last  time.Time
-}
-
-func (p *progress) done(section string, total int, start time.Time) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.count == nil {
-		p.count = map[string]int{}
-	}
-	p.count[section]++
-	n := p.count[section]
-	if n < total && time.Since(p.last) < time.Second {
-		return
-	}
-	p.last = time.Now()
-	fmt.Fprintf(p.w, "eval: %s %d/%d runs, %.1fs\n", section, n, total, time.Since(start).Seconds())
 }

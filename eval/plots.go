@@ -108,7 +108,9 @@ func pictures(ds *dataset, res *results, dir string, prog *progress) error {
 	if dir == "" {
 		return nil
 	}
+	prog.stage("pictures")
 	sw, err := measureSweep(ds, res, prog)
+	prog.stage("")
 	if err != nil {
 		return fmt.Errorf("pictures: %w", err)
 	}
@@ -117,7 +119,7 @@ func pictures(ds *dataset, res *results, dir string, prog *progress) error {
 		return fmt.Errorf("pictures: %w", err)
 	}
 	for _, path := range written {
-		fmt.Fprintf(prog.w, "eval: wrote %s\n", path)
+		prog.note("wrote " + path)
 	}
 	return nil
 }
