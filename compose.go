@@ -19,24 +19,22 @@ type Result struct {
 	Messages []Message `json:"messages"`
 	// StableUpto is the index, in the flattened sequence of all messages'
 	// parts, of the last part that repeats byte for byte until the next
-	// rebuild or compaction (see Reselected); it is the place for a cache
-	// breakpoint. -1 when no part is
-	// stable (an empty conversation).
+	// rebuild (see Rebuild); it is the place for a cache breakpoint, which
+	// Breakpoint gives as a message and a part. -1 when no part is stable
+	// (an empty conversation).
 	StableUpto int `json:"stable_upto"`
 	// Included holds the first turn of each stretch that reached the
 	// context, ascending.
 	Included []int `json:"included"`
-	// Reselected reports that this call does not repeat the previous
-	// call's prefix in full: the selection was rebuilt, so the cached
-	// prefix was invalidated, or the context was compacted, its newest
-	// recalled parts dropped to fit the budget. A compaction keeps every
-	// part before the first one it dropped, the memory block included, and
-	// happens only when an earlier call of the last few minutes ended with
-	// a prefix of those parts at most 20 parts before this call's
-	// StableUpto, so a provider's cache still holds that prefix.
-	Reselected bool `json:"reselected"`
-	// Rebuild says why Reselected is set: why the selection was rebuilt,
-	// or RebuildCompacted; "" when Reselected is false.
+	// Rebuild says what this call rebuilt of the context the previous call
+	// sent, and why; "" when it repeats that context in full and only adds
+	// to its end, so a provider's cache holds everything the previous call
+	// wrote. Every reason but RebuildCompacted means the selection was
+	// rebuilt from its first part, so the cached prefix was invalidated;
+	// RebuildCompacted means only the end was: the newest recalled parts
+	// were dropped to fit the budget, and every part before the first one
+	// dropped repeats (see RebuildCompacted). Reselected reports whether
+	// there is a reason.
 	Rebuild Rebuild `json:"rebuild,omitempty"`
 	// Spent is what each kind of part cost, in the budget's unit.
 	Spent Spend `json:"spent"`
@@ -52,6 +50,31 @@ type Result struct {
 	// the Result is complete: the composition went on without outside
 	// material.
 	ExternalErr error `json:"-"`
+}
+
+// Reselected reports that this call does not repeat the previous call's
+// prefix in full: it rebuilt the selection or compacted the context, and
+// r.Rebuild says which and why. Rule 3 (the kept context) keeps it false
+// for as long as the context only grows at its end.
+func (r Result) Reselected() bool { return r.Rebuild != "" }
+
+// Breakpoint returns the message and the part within it at StableUpto, the
+// place for a cache breakpoint, so that an adapter whose SDK nests parts in
+// messages need not count them across messages itself. ok is false when no
+// part is stable (StableUpto is -1) or StableUpto lies past the messages'
+// parts, as it does only in a Result not made by Compose or Continue.
+func (r Result) Breakpoint() (msg, part int, ok bool) {
+	if r.StableUpto < 0 {
+		return 0, 0, false
+	}
+	rest := r.StableUpto
+	for i, m := range r.Messages {
+		if rest < len(m.Parts) {
+			return i, rest, true
+		}
+		rest -= len(m.Parts)
+	}
+	return 0, 0, false
 }
 
 // Message is one provider message: a role and its text parts. Its role is
@@ -436,7 +459,6 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, cont boo
 			reserve = extSize
 		}
 		r.Rebuild, r.Recalled = m.reselect(rk, reserve)
-		r.Reselected = r.Rebuild != ""
 		m.addLog(&l)
 		r.Included = m.included()
 	}

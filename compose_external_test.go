@@ -169,7 +169,7 @@ func TestOutsideMaterialSitsAfterTheStablePrefixAndBeforeTheQuery(t *testing.T) 
 				assert.Greater(t, where, r.StableUpto, "outside material inside the cached prefix")
 				assert.Equal(t, len(parts)-2, where, "outside material must come right before the query")
 				assert.Equal(t, q, parts[len(parts)-1])
-				if k > 0 && !r.Reselected {
+				if k > 0 && !r.Reselected() {
 					prefixHeld(t, prev, r, "changing outside material must not move the prefix")
 				}
 				prev = r
@@ -292,7 +292,7 @@ func TestAFailingPanickingOrSlowSourceLeavesTheRestIntact(t *testing.T) {
 					assert.Equal(t, want.Messages, r.Messages, "the conversation lost context to a failing source")
 					assert.Equal(t, want.Included, r.Included)
 					assert.Equal(t, want.StableUpto, r.StableUpto)
-					assert.Equal(t, want.Reselected, r.Reselected)
+					assert.Equal(t, want.Reselected(), r.Reselected())
 				}
 			})
 		}

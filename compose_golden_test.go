@@ -59,7 +59,7 @@ func record(name string, call int, r Result) goldenRecord {
 		inc = []int{}
 	}
 	return goldenRecord{
-		Case: name, Call: call, Included: inc, Reselected: r.Reselected, StableUpto: r.StableUpto,
+		Case: name, Call: call, Included: inc, Reselected: r.Reselected(), StableUpto: r.StableUpto,
 		Parts: parts, Chars: chars, Messages: hex.EncodeToString(h.Sum(nil)[:12]),
 		External: strings.Contains(fmt.Sprint(r.Messages), "«byheart outside material»"),
 	}

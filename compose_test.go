@@ -55,7 +55,7 @@ func TestComposeBelowBudgetSendsEveryTurnNativelyThenTheQuery(t *testing.T) {
 	assert.Equal(t, want, r.Messages)
 	assert.Equal(t, 5, r.StableUpto, "every turn is stable, the query is not")
 	assert.Equal(t, m.Bounds(), r.Included)
-	assert.False(t, r.Reselected)
+	assert.False(t, r.Reselected())
 
 	// A trailing user turn shares the final message with the query, which
 	// stays the very last part.
@@ -124,7 +124,7 @@ func TestComposeRefusesABadQueryOrADoneContextAndChangesNothing(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled)
 
 	r := compose(t, m, "the greenhouse tomatoes")
-	assert.False(t, r.Reselected, "a refused call must not disturb the kept selection")
+	assert.False(t, r.Reselected(), "a refused call must not disturb the kept selection")
 	prefixHeld(t, first, r, "after refused calls")
 }
 
@@ -239,13 +239,13 @@ func TestZeroOptionsGiveA20000CharacterBudgetAndAStickySelection(t *testing.T) {
 	mustAppend(t, m, User, "a") // one character over
 	r = compose(t, m, "the greenhouse tomatoes and compost")
 	require.NotEmpty(t, blockOf(r), "20,001 characters do not")
-	assert.True(t, r.Reselected)
+	assert.True(t, r.Reselected())
 	assert.LessOrEqual(t, contextRunes(r), 20_000)
 
 	r2 := compose(t, m, "the greenhouse tomatoes and compost")
-	assert.False(t, r2.Reselected, "the default keeps a selection for a repeated query")
+	assert.False(t, r2.Reselected(), "the default keeps a selection for a repeated query")
 	r3 := compose(t, m, "tomatoes in the greenhouse")
-	assert.False(t, r3.Reselected, "the default keeps a selection for a similar query")
+	assert.False(t, r3.Reselected(), "the default keeps a selection for a similar query")
 }
 
 // ── the budget, over random conversations ─────────────────────────────
@@ -749,4 +749,67 @@ func FuzzRenderBlock(f *testing.F) {
 		require.NoError(t, err)
 		checkResult(t, m2, query, r)
 	})
+}
+
+func TestBreakpointNamesTheMessageAndPartAtStableUpto(t *testing.T) {
+	parts := func(texts ...string) []Part {
+		var out []Part
+		for _, s := range texts {
+			out = append(out, Part{Text: s})
+		}
+		return out
+	}
+	msgs := []Message{{Role: User, Parts: parts("a", "b")}, {Role: Assistant, Parts: parts("c")}, {Role: User, Parts: parts("d", "e")}}
+	tests := []struct {
+		name            string
+		stable          int
+		wantMsg, wantAt int
+		wantOK          bool
+	}{
+		{"no stable part", -1, 0, 0, false},
+		{"the first part", 0, 0, 0, true},
+		{"the last part of the first message", 1, 0, 1, true},
+		{"a message of one part", 2, 1, 0, true},
+		{"a later message's second part", 4, 2, 1, true},
+		{"past the parts", 5, 0, 0, false},
+		{"below -1", -2, 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, at, ok := Result{Messages: msgs, StableUpto: tt.stable}.Breakpoint()
+			assert.Equal(t, tt.wantOK, ok)
+			assert.Equal(t, []int{tt.wantMsg, tt.wantAt}, []int{msg, at})
+		})
+	}
+	t.Run("an empty message is skipped", func(t *testing.T) {
+		msg, at, ok := Result{Messages: []Message{{Role: User}, {Role: User, Parts: parts("x")}}, StableUpto: 0}.Breakpoint()
+		assert.True(t, ok)
+		assert.Equal(t, []int{1, 0}, []int{msg, at})
+	})
+}
+
+// TestBreakpointAgreesWithStableUptoOnCompositions checks Breakpoint on
+// what Compose returns, below and above the budget: the part it names is
+// the flattened part at StableUpto.
+func TestBreakpointAgreesWithStableUptoOnCompositions(t *testing.T) {
+	for _, budget := range []int{100000, 2000} {
+		mem := New(Options{Budget: budget, Chunk: 300})
+		for i := range 60 {
+			_, err := mem.Append(User, fmt.Sprintf("turn %d about the garden and the weather", i))
+			require.NoError(t, err)
+			_, err = mem.Append(Assistant, fmt.Sprintf("reply %d", i))
+			require.NoError(t, err)
+		}
+		res, err := mem.Compose(context.Background(), "what about the garden?")
+		require.NoError(t, err)
+		var flat []string
+		for _, m := range res.Messages {
+			for _, p := range m.Parts {
+				flat = append(flat, p.Text)
+			}
+		}
+		msg, at, ok := res.Breakpoint()
+		require.True(t, ok, "budget %d: StableUpto %d", budget, res.StableUpto)
+		assert.Equal(t, flat[res.StableUpto], res.Messages[msg].Parts[at].Text, "budget %d", budget)
+	}
 }

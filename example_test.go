@@ -57,7 +57,7 @@ func ExampleMemory_Compose() {
 	res, _ := mem.Compose(context.Background(), "Where is my sister flying in from?")
 	block := res.Messages[0].Parts[0].Text
 	fmt.Println(strings.Contains(block, "user: My sister Ada is flying in from Lisbon on Friday"))
-	fmt.Println(res.Reselected)
+	fmt.Println(res.Reselected())
 	// Output:
 	// true
 	// true
@@ -91,7 +91,7 @@ func ExampleResult_Recalled() {
 		return texts
 	}
 	before, after := parts(first), parts(next)
-	fmt.Println("rebuilt:", next.Reselected)
+	fmt.Println("rebuilt:", next.Reselected())
 	fmt.Println("recalled:", len(next.Recalled), "stretch")
 	fmt.Println("prefix kept:", slices.Equal(before[:first.StableUpto+1], after[:first.StableUpto+1]))
 	fmt.Println(strings.Contains(after[next.StableUpto], "lands at 18:40"))
@@ -119,8 +119,8 @@ func ExampleMemory_ComposeAt() {
 	last := start.Add(29 * time.Minute)
 	soon, _ := mem.ComposeAt(ctx, "Who fits the tiles?", last.Add(time.Minute))
 	later, _ := mem.ComposeAt(ctx, "Which tiles did we pick?", last.Add(2*time.Hour))
-	fmt.Printf("a minute later: rebuilt %v %q\n", soon.Reselected, soon.Rebuild)
-	fmt.Printf("two hours later: rebuilt %v %q\n", later.Reselected, later.Rebuild)
+	fmt.Printf("a minute later: rebuilt %v %q\n", soon.Reselected(), soon.Rebuild)
+	fmt.Printf("two hours later: rebuilt %v %q\n", later.Reselected(), later.Rebuild)
 	// Output:
 	// a minute later: rebuilt true "first"
 	// two hours later: rebuilt true "expired"

@@ -11,7 +11,14 @@
 //	mem.AppendAt(byheart.User, "we settled on 55 euro a month", when)
 //	mem.Append(byheart.Assistant, "Noted: 55 a month.")
 //	res, err := mem.Compose(ctx, "what did we decide about pricing?")
-//	// send res.Messages; put the cache breakpoint at part res.StableUpto
+//	// send res.Messages; put the cache breakpoint at res.Breakpoint()
+//	mem.Append(byheart.User, "what did we decide about pricing?")
+//	mem.Append(byheart.Assistant, answer)
+//
+// The SDK adapters (modules github.com/byheart/byheart/anthropic, .../openai,
+// .../langchaingo) turn a Result into an SDK's messages with the cache
+// breakpoints placed; the stores (.../store, .../store/sqlite,
+// .../store/postgres) keep conversations between requests.
 //
 // Compose follows four rules:
 //
@@ -53,18 +60,32 @@
 // Everything but the final query never exceeds the budget, framing
 // included: characters by default, or tokens with Options.Measure (see
 // ApproxTokens). Result.Spent says what each kind of part cost and
-// Result.Rebuild why a call rebuilt; Options.Logger logs both.
+// Result.Rebuild what a call rebuilt and why; Options.Logger logs both.
 //
 // No line byheart quotes (a turn, natively or in the memory block, or
 // outside material) can pass for one of its markers, a speaker label or a
 // date line, however it is spelled (lookalike letters of other scripts,
 // full width, case, zero-width or bidi characters): such a line is opened
-// with "[quoted] " and the text is otherwise sent verbatim (adapters that
-// render a transcript of their own use GuardLabels and Indent). Redact
+// with "[quoted] " and the text is otherwise sent verbatim. Redact
 // removes a turn's words from everything the memory holds or writes.
 // ToJSON and FromJSON persist a memory, its kept selection included,
-// between requests; Since, Apply and Restore let a store keep it as rows
-// and save only what a request added (see the store packages).
+// between requests.
+//
+// # For store and adapter authors
+//
+// A user of the library needs none of what follows; the stores and the
+// adapters are built on it.
+//
+//   - Stores keep a memory as rows and save only what a request added:
+//     Memory.Since returns the Changes since a point, Memory.Apply brings a
+//     copy up to date with them, and Restore rebuilds a memory from its
+//     rows; Memory.Bounds lists the stretches' first turns.
+//   - Adapters place cache breakpoints with Result.Breakpoint (the message
+//     and part at Result.StableUpto), send each tool call with its result
+//     by Result.Pairs, and, when they render a transcript of their own,
+//     guard its lines with GuardLabels and Indent.
+//   - A Retriever or an External source that wants to match byheart's
+//     BM25 uses Terms, the index terms it sees in a text.
 package byheart
 
 import (

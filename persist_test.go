@@ -91,12 +91,12 @@ func TestRestoredSelectionStaysSticky(t *testing.T) {
 	m2, err := FromJSON(throughJSON(t, data), opts)
 	require.NoError(t, err)
 	r2 := compose(t, m2, "deploy rollback migrations")
-	assert.False(t, r2.Reselected, "same subject after a restart: no rebuild")
+	assert.False(t, r2.Reselected(), "same subject after a restart: no rebuild")
 	prefixHeld(t, r1, r2, "the cached prefix must survive a restart")
 
 	mustAppend(t, m2, User, "and the rollback of the migration?")
 	r3 := compose(t, m2, "and the rollback of the migration?")
-	assert.False(t, r3.Reselected)
+	assert.False(t, r3.Reselected())
 	prefixHeld(t, r2, r3, "after a restart the selection extends as before")
 }
 
@@ -148,7 +148,7 @@ func TestFromJSONReadsAVersionOneSave(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, m2.sel, "a version 1 selection is read")
 	r2 := compose(t, m2, "the greenhouse tomatoes and compost")
-	assert.False(t, r2.Reselected)
+	assert.False(t, r2.Reselected())
 	prefixHeld(t, r1, r2, "a version 1 save keeps its cache warm")
 }
 
@@ -182,7 +182,7 @@ func TestFromJSONDropsARecallTheLibraryCouldNotHaveMade(t *testing.T) {
 			require.NoError(t, err, "a bad selection is dropped, not refused")
 			assert.Nil(t, m2.sel)
 			r := compose(t, m2, "the kubernetes canary rollback")
-			assert.True(t, r.Reselected)
+			assert.True(t, r.Reselected())
 			checkResult(t, m2, "the kubernetes canary rollback", r)
 		})
 	}
@@ -450,7 +450,7 @@ func TestFromJSONRepairsBoundsAndDropsABadSelection(t *testing.T) {
 			require.NoError(t, err)
 			checkResult(t, m, sampleQuery, r)
 			if c.keepsSel {
-				require.False(t, r.Reselected, "a restored selection stays sticky")
+				require.False(t, r.Reselected(), "a restored selection stays sticky")
 			}
 		})
 	}
@@ -521,7 +521,7 @@ func TestFromJSONDropsASelectionThatDoesNotMatch(t *testing.T) {
 		require.NoError(t, err, sel)
 		assert.Nil(t, m.sel, sel)
 		r := compose(t, m, "deploy")
-		assert.True(t, r.Reselected, sel)
+		assert.True(t, r.Reselected(), sel)
 		assert.LessOrEqual(t, contextRunes(r), 100)
 	}
 }

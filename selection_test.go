@@ -31,7 +31,7 @@ func TestNegativeStabilityReselectsEveryQuery(t *testing.T) {
 	// selection is exactly as good as a fresh one.
 	for i, q := range []string{"the greenhouse tomatoes", "the greenhouse tomatoes", "zzz", "zzz", ""} {
 		r := compose(t, m, q)
-		assert.True(t, r.Reselected, "call %d (%q) kept a selection", i, q)
+		assert.True(t, r.Reselected(), "call %d (%q) kept a selection", i, q)
 	}
 }
 
@@ -39,7 +39,7 @@ func TestStickySelectionSurvivesRepeatedAndSimilarQueries(t *testing.T) {
 	t.Parallel()
 	m := topicMemory(t, Options{Budget: 1500, Stability: 0.5}, 6, "deploy", "garden", "travel", "music")
 	first := compose(t, m, "the greenhouse tomatoes and compost")
-	require.True(t, first.Reselected, "the first selection is a build")
+	require.True(t, first.Reselected(), "the first selection is a build")
 	require.Contains(t, first.Included, 6)
 
 	for _, q := range []string{
@@ -48,7 +48,7 @@ func TestStickySelectionSurvivesRepeatedAndSimilarQueries(t *testing.T) {
 		"and the compost, remind me",
 	} {
 		r := compose(t, m, q)
-		assert.False(t, r.Reselected, "query %q rebuilt the selection", q)
+		assert.False(t, r.Reselected(), "query %q rebuilt the selection", q)
 		prefixHeld(t, first, r, q)
 		assert.Equal(t, first.Included, r.Included)
 	}
@@ -75,7 +75,7 @@ func TestChangeOfSubjectRecallsIntoTheLogOrRebuildsWhenRecallIsOff(t *testing.T)
 			require.NotContains(t, first.Included, 0)
 
 			r := compose(t, m, "the kubernetes canary rollback")
-			assert.Equal(t, c.rebuild, r.Reselected)
+			assert.Equal(t, c.rebuild, r.Reselected())
 			assert.Equal(t, c.newStarts, slices.Contains(r.Included, 0), "the new subject's stretch")
 			if c.recall {
 				assert.Equal(t, []int{0}, r.Recalled)
@@ -97,7 +97,7 @@ func TestBudgetOverflowReselectsAsTurnsAccumulate(t *testing.T) {
 	const budget = 2000
 	m := topicMemory(t, Options{Budget: budget, Stability: 1}, 8, "deploy", "garden", "travel", "music")
 	prev := compose(t, m, "the greenhouse tomatoes")
-	require.True(t, prev.Reselected)
+	require.True(t, prev.Reselected())
 	rebuilds := 0
 	for i := 0; i < 40; i++ {
 		q := topicTurn("garden", i)
@@ -109,8 +109,8 @@ func TestBudgetOverflowReselectsAsTurnsAccumulate(t *testing.T) {
 
 		r := compose(t, m, q)
 		assert.LessOrEqual(t, contextRunes(r), budget)
-		assert.Equal(t, overflow, r.Reselected, "call %d: a rebuild exactly when block and tail overflow", i)
-		if r.Reselected {
+		assert.Equal(t, overflow, r.Reselected(), "call %d: a rebuild exactly when block and tail overflow", i)
+		if r.Reselected() {
 			rebuilds++
 		} else {
 			prefixHeld(t, prev, r, fmt.Sprintf("call %d", i))
@@ -147,7 +147,7 @@ func chatAcrossTopics(t *testing.T, pause time.Duration, calls int) (*Memory, []
 // kept the memory block, and how many leading parts it kept.
 func compacted(prev, cur Result) (bool, int) {
 	p, c := flat(prev), flat(cur)
-	if !cur.Reselected || len(p) == 0 || len(c) == 0 || p[0] != c[0] || !strings.HasPrefix(c[0], memoryHeader) {
+	if !cur.Reselected() || len(p) == 0 || len(c) == 0 || p[0] != c[0] || !strings.HasPrefix(c[0], memoryHeader) {
 		return false, 0
 	}
 	n := 0
@@ -246,7 +246,7 @@ func TestLiveReplayKeepsThePrefixByteIdenticalBetweenRebuilds(t *testing.T) {
 		for _, k := range r.Recalled {
 			assert.Contains(t, r.Included, k, "call %d: a recalled stretch is included", i)
 		}
-		if i > 0 && !r.Reselected {
+		if i > 0 && !r.Reselected() {
 			kept++
 			prefixHeld(t, prev, r, fmt.Sprintf("call %d", i))
 		}
@@ -287,7 +287,7 @@ func TestAPauseThatOutlivesTheProvidersCacheRebuildsTheLogOnce(t *testing.T) {
 				}
 			}
 			first := compose(t, m, q)
-			require.True(t, first.Reselected)
+			require.True(t, first.Reselected())
 			newest := m.turns[m.Len()-1].Time.Add(c.pause)
 			if c.untimed != "" {
 				newest = time.Time{}
@@ -297,7 +297,7 @@ func TestAPauseThatOutlivesTheProvidersCacheRebuildsTheLogOnce(t *testing.T) {
 			r := compose(t, m, q)
 			checkResult(t, m, q, r)
 			assert.Equal(t, c.want, r.Rebuild)
-			assert.Equal(t, c.want != "", r.Reselected)
+			assert.Equal(t, c.want != "", r.Reselected())
 			if c.want == "" {
 				prefixHeld(t, first, r, "a log a provider still holds is kept")
 			}
@@ -330,7 +330,7 @@ func TestAQueryAskedAfterAPauseRebuildsTheLogOnce(t *testing.T) {
 			opts := Options{Budget: 1500, Stability: 0.5}
 			m := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
 			first := compose(t, m, q)
-			require.True(t, first.Reselected)
+			require.True(t, first.Reselected())
 			mustAppendAt(t, m, Assistant, "noted, go on", m.turns[m.Len()-1].Time.Add(time.Second))
 			var when time.Time
 			if c.after != 0 {
@@ -420,7 +420,7 @@ func TestSelectionIsKeyedByFirstTurnAcrossABoundaryRewrite(t *testing.T) {
 	require.NotEqual(t, old, m.Bounds())
 
 	r2 := compose(t, m, "deploy rollback migrations")
-	require.False(t, r2.Reselected, "every kept stretch still starts where it did")
+	require.False(t, r2.Reselected(), "every kept stretch still starts where it did")
 	assert.Equal(t, blockOf(r1), blockOf(r2))
 	prefixHeld(t, r1, r2, "the rewrite must not move the cached prefix")
 	for _, k := range keys {
@@ -446,7 +446,7 @@ func TestSelectionWhoseStretchVanishedIsRebuilt(t *testing.T) {
 	}
 	setBounds(m, merged)
 	r := compose(t, m, "deploy rollback migrations")
-	assert.True(t, r.Reselected, "a kept stretch no longer exists: the selection must be rebuilt, even at stability 1")
+	assert.True(t, r.Reselected(), "a kept stretch no longer exists: the selection must be rebuilt, even at stability 1")
 }
 
 func TestAKeptQuoteKeepsItsTurnsWhenTheHookSplitsItsStretch(t *testing.T) {
@@ -482,7 +482,7 @@ func TestAKeptQuoteKeepsItsTurnsWhenTheHookSplitsItsStretch(t *testing.T) {
 	require.Greater(t, len(pieces), 1, "the hook split the quoted stretch before the cut")
 
 	r2 := compose(t, m, "lighthouse keeper")
-	require.False(t, r2.Reselected)
+	require.False(t, r2.Reselected())
 	assert.Equal(t, block, r2.Messages[0].Parts[0].Text, "the kept block must not change when its stretch is split")
 	assert.Subset(t, r2.Included, pieces, "every piece the block quotes is included")
 
@@ -491,7 +491,7 @@ func TestAKeptQuoteKeepsItsTurnsWhenTheHookSplitsItsStretch(t *testing.T) {
 	restored, err := FromJSON(data, m.opt)
 	require.NoError(t, err)
 	r3 := compose(t, restored, "lighthouse keeper")
-	assert.False(t, r3.Reselected)
+	assert.False(t, r3.Reselected())
 	assert.Equal(t, block, r3.Messages[0].Parts[0].Text, "a restored memory quotes the same turns")
 }
 

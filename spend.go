@@ -93,12 +93,14 @@ func (s *Spend) add(kind PartKind, size int) {
 	}
 }
 
-// Rebuild says why a composition did not repeat the previous call's
-// prefix in full (see Result.Reselected): why it rebuilt the kept context,
-// or RebuildCompacted; "" when it repeated it.
+// Rebuild says what a composition rebuilt of the context the previous call
+// sent, and why (see Result.Rebuild): the whole selection, for every reason
+// but RebuildCompacted, or its end, for RebuildCompacted; "" when it
+// rebuilt nothing.
 type Rebuild string
 
-// The reasons for a rebuild.
+// The reasons for a rebuild: of the whole selection, or, for
+// RebuildCompacted, of its end.
 const (
 	// RebuildFirst: there was no kept context, because the conversation
 	// has just outgrown the budget or no call had composed over it yet.
@@ -138,10 +140,12 @@ const (
 	// leaves the new sitting room to grow. A conversation without times
 	// never causes it.
 	RebuildExpired Rebuild = "expired"
-	// RebuildCompacted: not a rebuild. The kept context would have
-	// outgrown the budget, so its newest recalled parts were dropped; every
-	// part before them, the memory block included, repeats, and a
-	// provider's cache still holds them (see Result.Reselected).
+	// RebuildCompacted: the end was rebuilt, the rest kept. The kept
+	// context would have outgrown the budget, so its newest recalled parts
+	// were dropped; every part before them, the memory block included,
+	// repeats, and a provider's cache still holds them: it happens only
+	// when an earlier call of the last few minutes ended with a prefix of
+	// those parts at most 20 parts before this call's StableUpto.
 	RebuildCompacted Rebuild = "compacted"
 )
 
@@ -167,7 +171,7 @@ func logCall(ctx context.Context, lg *slog.Logger, cont bool, r *Result, err err
 		slog.Int("turns", r.Spent.Turns),
 		slog.Int("outside", r.Spent.Outside),
 		slog.Int("query", r.Spent.Query),
-		slog.Bool("reselected", r.Reselected),
+		slog.Bool("reselected", r.Reselected()),
 		slog.Duration("took", took),
 	}
 	if r.Rebuild != "" {

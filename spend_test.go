@@ -80,7 +80,7 @@ func TestResultSaysWhyItRebuilt(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.run(overTopics(t, tc.opt))
 			require.Equal(t, tc.want, r.Rebuild)
-			require.Equal(t, tc.want != "", r.Reselected)
+			require.Equal(t, tc.want != "", r.Reselected())
 		})
 	}
 }

@@ -238,7 +238,7 @@ func flatten(r byheart.Result) ([]part, error) {
 	if query.role != byheart.User || query.blank {
 		return nil, fmt.Errorf("%w: the last part must be a non-blank user part", ErrResult)
 	}
-	if r.StableUpto < -1 || r.StableUpto >= len(parts) {
+	if _, _, ok := r.Breakpoint(); !ok && r.StableUpto != -1 {
 		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts", ErrResult, r.StableUpto, len(parts))
 	}
 	pair(parts, r.Pairs())

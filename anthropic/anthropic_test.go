@@ -491,7 +491,7 @@ func TestClientWithARealMemory(t *testing.T) {
 			require.Len(t, rec.bodies, 2)
 			checkWire(t, decode(t, rec.bodies[0]), "Be brief.", first)
 			checkWire(t, decode(t, rec.bodies[1]), "Be brief.", second)
-			if second.Reselected || first.StableUpto < 0 {
+			if second.Reselected() || first.StableUpto < 0 {
 				t.Log("the selection was rebuilt: no shared prefix is promised")
 				return
 			}

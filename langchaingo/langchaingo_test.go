@@ -386,7 +386,7 @@ func TestConversationChainThroughARealClient(t *testing.T) {
 			assert.Contains(t, p2, "Human: What does plan 3 cost?\nAI: Plan 3 costs 43 euro a month.",
 				"SaveContext recorded the first exchange and the next call composes it")
 
-			if second.Reselected || first.StableUpto < 0 {
+			if second.Reselected() || first.StableUpto < 0 {
 				t.Log("the selection was rebuilt: no shared prefix is promised")
 				return
 			}

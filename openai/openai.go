@@ -308,7 +308,7 @@ func flatten(r byheart.Result) ([]part, error) {
 	if len(parts) == 0 || parts[len(parts)-1].role != byheart.User {
 		return nil, fmt.Errorf("%w: the last part must be the user's query or a turn that is not the assistant's", ErrResult)
 	}
-	if r.StableUpto < -1 || r.StableUpto >= len(parts) {
+	if _, _, ok := r.Breakpoint(); !ok && r.StableUpto != -1 {
 		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts", ErrResult, r.StableUpto, len(parts))
 	}
 	pair(parts, r.Pairs())

@@ -426,7 +426,7 @@ func TestClientWithARealMemory(t *testing.T) {
 			require.Len(t, rec.bodies, 2)
 			checkWire(t, rec.bodies[0], first)
 			checkWire(t, rec.bodies[1], second)
-			if second.Reselected || first.StableUpto < 0 {
+			if second.Reselected() || first.StableUpto < 0 {
 				t.Log("the selection was rebuilt: no shared prefix is promised")
 				return
 			}

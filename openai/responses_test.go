@@ -166,7 +166,7 @@ func TestResponsesThroughTheClientRepeatTheirPrefix(t *testing.T) {
 	require.Len(t, sent, 1+len(flatParts(first)), "the system item, then one item per part")
 	assert.Equal(t, "system: "+system, sent[0])
 	assert.True(t, strings.HasSuffix(sent[len(sent)-1], "What does plan 3 cost?]"), "the query is last")
-	if second.Reselected || first.StableUpto < 0 {
+	if second.Reselected() || first.StableUpto < 0 {
 		t.Log("the selection was rebuilt: no shared prefix is promised")
 		return
 	}

@@ -104,7 +104,7 @@ func writeParts(b *strings.Builder, r byheart.Result, question string) {
 		b.WriteString("No part is stable: there is nothing to cache.\n")
 	}
 	rebuilt := "no: the kept selection still serves"
-	if r.Reselected {
+	if r.Reselected() {
 		rebuilt = "yes"
 	}
 	fmt.Fprintf(b, "Context: %s characters (%s tokens), plus the question. Rebuilt for this call: %s.\n", thousands(context), thousands(tokens(context)), rebuilt)

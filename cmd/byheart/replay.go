@@ -66,7 +66,7 @@ func replay(w io.Writer, path string, opts byheart.Options, ro replayOptions) er
 			}
 			last = t.Time
 			p := cache.Charge(blocksOf(flatten(r)), r.StableUpto, isCold)
-			mine.add(p, r.Reselected)
+			mine.add(p, r.Reselected())
 			f := fullCache.Charge(historyBlocks(conv.turns[:i], t.Text), i-1, isCold)
 			full.add(f, false)
 			if ro.calls {
@@ -113,7 +113,7 @@ func writeCall(b *strings.Builder, call, turn int, r byheart.Result, p, full pri
 	if cold {
 		notes = append(notes, "cold")
 	}
-	if r.Reselected {
+	if r.Reselected() {
 		notes = append(notes, "rebuilt")
 	}
 	fmt.Fprintf(b, "%5d  %5d  %7s  %10d  %7s  %7s  %7s  %9s  %12s  %s\n", call, turn, thousands(chars), r.StableUpto,

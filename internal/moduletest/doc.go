@@ -2,5 +2,6 @@
 // the repository's nested modules (the SDK adapters and the side-by-side
 // benchmark), which live in modules of their own so that their dependencies
 // never enter the core module's go.mod. Without it, `go test ./...` at the
-// root would stop at the module boundary and skip them.
+// root would stop at the module boundary and skip them. They take minutes
+// to compile, so they run only with BYHEART_MODULES=1 (.ci/run sets it).
 package moduletest

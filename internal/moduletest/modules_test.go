@@ -21,10 +21,13 @@ import (
 // whose replace directive points the core at this working tree. GOFLAGS
 // from the environment (-race in CI) carry through, with -trimpath added so
 // that this build and TestConsumerBuild's share the compiled dependencies.
+// It compiles three SDKs, two database drivers and bleve, minutes on a
+// cold build cache, so it runs only when asked: with BYHEART_MODULES=1.
 func TestNestedModules(t *testing.T) {
 	if testing.Short() {
 		t.Skip("nested modules are tested without -short")
 	}
+	skipUnlessAsked(t, "the tests of every nested module")
 	goBin := goCommand(t)
 	root := repoRoot(t)
 	env := []string{"GOWORK=off", "GOFLAGS=" + goEnv(t, goBin, "GOFLAGS")[0] + " -trimpath"}
@@ -51,9 +54,7 @@ func TestConsumerBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the consumer build is tested without -short")
 	}
-	if os.Getenv(modulesEnv) != "1" {
-		t.Skipf("the consumer build of every nested module takes minutes: set %s=1 to run it (.ci/run does)", modulesEnv)
-	}
+	skipUnlessAsked(t, "the consumer build of every nested module")
 	goBin := goCommand(t)
 	root := repoRoot(t)
 	if _, err := exec.LookPath("git"); err != nil {
@@ -117,8 +118,17 @@ func TestWorkspaceUsesEveryModule(t *testing.T) {
 	}
 }
 
-// modulesEnv is the environment variable that turns TestConsumerBuild on.
+// modulesEnv is the environment variable that turns TestNestedModules and
+// TestConsumerBuild on.
 const modulesEnv = "BYHEART_MODULES"
+
+// skipUnlessAsked skips a test of the nested modules unless modulesEnv is 1.
+func skipUnlessAsked(t *testing.T, what string) {
+	t.Helper()
+	if os.Getenv(modulesEnv) != "1" {
+		t.Skipf("%s takes minutes: set %s=1 to run it (.ci/run does), with -timeout 40m", what, modulesEnv)
+	}
+}
 
 // release is a version a consumer can require: a semantic version that is
 // neither a pseudo-version nor the placeholder v0.0.0.
