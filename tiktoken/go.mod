@@ -1,0 +1,16 @@
+module github.com/byheart/byheart/tiktoken
+
+go 1.26.0
+
+require (
+	github.com/byheart/byheart v0.0.0-00010101000000-000000000000
+	github.com/stretchr/testify v1.12.1
+	github.com/tiktoken-go/tokenizer v0.10.0
+)
+
+require (
+	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
+replace github.com/byheart/byheart => ../
