@@ -3,7 +3,7 @@ module github.com/byheart/byheart/tiktoken
 go 1.26.0
 
 require (
-	github.com/byheart/byheart v0.0.0-00010101000000-000000000000
+	github.com/byheart/byheart v0.1.0
 	github.com/stretchr/testify v1.12.1
 	github.com/tiktoken-go/tokenizer v0.10.0
 )
