@@ -82,16 +82,8 @@ func Example() {
 // with the provider-neutral messages every adapter starts from.
 func Example_chatServer() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "byheart-example")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "conversations.db"), sqlite.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer st.Close()
+	st, done := tempStore(ctx) // sqlite.Open on a file in a new temporary directory
+	defer done()
 	cache := store.NewCache(st, byheart.Options{}, 1000)
 
 	// model stands in for the provider call: it answers from the context.
@@ -149,16 +141,8 @@ func Example_chatServer() {
 // index; the audit log records that it happened, never what was said.
 func ExampleStore_Redact() {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "byheart-example")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	st, err := sqlite.Open(ctx, filepath.Join(dir, "conversations.db"), sqlite.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer st.Close()
+	st, done := tempStore(ctx) // sqlite.Open on a file in a new temporary directory
+	defer done()
 	scope := store.Scope{Tenant: "acme", User: "u42", Conversation: "c7"}
 
 	conv, err := store.Open(ctx, st, scope, byheart.Options{})
@@ -194,4 +178,21 @@ func ExampleStore_Redact() {
 	// 1 Please don't share passwords here. false
 	// append turn 0 count 2
 	// redact turn 0 count 1
+}
+
+// tempStore opens a store on a file in a new temporary directory; done
+// closes it and removes the directory.
+func tempStore(ctx context.Context) (st *sqlite.Store, done func()) {
+	dir, err := os.MkdirTemp("", "byheart-example")
+	if err != nil {
+		panic(err)
+	}
+	st, err = sqlite.Open(ctx, filepath.Join(dir, "conversations.db"), sqlite.Options{})
+	if err != nil {
+		panic(err)
+	}
+	return st, func() {
+		st.Close()
+		os.RemoveAll(dir)
+	}
 }
