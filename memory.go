@@ -55,6 +55,22 @@
 // ApproxTokens). Result.Spent says what each kind of part cost and
 // Result.Rebuild why a call rebuilt; Options.Logger logs both.
 //
+// A turn may expire (Turn.Expires: a one-time code, a price or a hold a
+// tool reported, a file shared for the week). Each call judges expiry by
+// its clock: the time ComposeAt gives, or the newest turn's time if that
+// is later or the call gives none; a memory that knows no time expires
+// nothing. From its expiry on, a turn's words reach no context: not the
+// memory block, a recall or the native turns, where the turn keeps its
+// place and role but says "[expired]" (an expired tool result stays a
+// result of its call, which keeps its arguments, so the pair stays valid
+// for the provider; an expired call keeps its id and tool but no
+// arguments), and not outside material either (an item that quotes the
+// turn's text whole is dropped). A kept context that showed the turn is
+// rebuilt (RebuildTurnExpired). The turn stays stored verbatim, with its
+// expiry, in ToJSON, Since and the stores' rows, until Redact erases it;
+// a call with an earlier clock shows it again, since expiry is judged
+// afresh each call.
+//
 // No line byheart quotes (a turn, natively or in the memory block, or
 // outside material) can pass for one of its markers, a speaker label or a
 // date line, however it is spelled (lookalike letters of other scripts,
