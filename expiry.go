@@ -38,6 +38,25 @@ func (m *state) clock() time.Time {
 	return now
 }
 
+// lastSaved is the latest time ToJSON can write.
+var lastSaved = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+
+// savedClock is the clock a kept log was composed by as ToJSON writes it:
+// in UTC, whatever zone ComposeAt was given it in, and a clock past what
+// a save holds as the last time it does, which judges every expiry as it
+// did; nil for none, or for one before year 0, which expires nothing a
+// save can hold either.
+func savedClock(now time.Time) *savedTime {
+	now = now.UTC()
+	switch {
+	case now.IsZero() || now.Year() < 0:
+		return nil
+	case now.After(lastSaved):
+		now = lastSaved
+	}
+	return (*savedTime)(&now)
+}
+
 // expire brings every turn with an expiry in line with now: a turn whose
 // expiry is at or before now is shown as expired, any other as said (a
 // call with an earlier clock than the last one's may show a turn again).

@@ -423,3 +423,21 @@ func FuzzExpiry(f *testing.F) {
 		}
 	})
 }
+
+func TestAClockNoSaveHoldsStillSaves(t *testing.T) {
+	for _, clock := range []time.Time{
+		time.Date(20000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2024, 3, 4, 9, 0, 0, 0, time.FixedZone("", 30*3600)),
+	} {
+		m, at, _ := expiringMemory(t, Options{Budget: 1200}, "deploy", "music", "garden", "travel", "cooking", "pricing")
+		compose(t, m, "the shed door code for the compost")
+		composeAt(t, m, "the shed door code for the compost", clock)
+		data, err := m.ToJSON()
+		require.NoError(t, err, "%v", clock)
+		m2, err := FromJSON(data, m.opt)
+		require.NoError(t, err)
+		a, b := composeAt(t, m, "code", clock), composeAt(t, m2, "code", clock)
+		assert.Equal(t, unsaved(a), unsaved(b), "%v", clock)
+		assert.Equal(t, clock.After(time.Date(2024, 3, 12, 0, 0, 0, 0, time.UTC)), !strings.Contains(contextOf(a), expiringWords), "turn %d, %v", at, clock)
+	}
+}

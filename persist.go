@@ -105,8 +105,8 @@ func (m *state) keptWire() *wireKept {
 		return nil
 	}
 	w := &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto, Made: sel.made}
-	if len(m.expiries) > 0 && !m.judged.IsZero() {
-		w.Clock = (*savedTime)(&m.judged)
+	if len(m.expiries) > 0 {
+		w.Clock = savedClock(m.judged)
 	}
 	for _, r := range sel.recalls {
 		w.Recalls = append(w.Recalls, wireRecall{At: r.at, Keys: r.keys, Ends: r.ends})
