@@ -2,6 +2,7 @@ package byheart
 
 import (
 	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -16,15 +17,80 @@ import (
 // expiredText is what an expired turn says in every context.
 const expiredText = "[expired]"
 
+// expiries are the turns that have an expiry: by turn, for the turn's
+// own fields, and in order of expiry, so that a call judges only the
+// turns its clock has moved past since the last call's, not every one.
+type expiries struct {
+	at    map[int]time.Time
+	order []expiry // by time, then turn, unless unsorted
+	// lapsed is how many of order the clock last judged by has expired.
+	lapsed int
+	// fresh are the turns added since, judged one by one; unsorted says
+	// one came out of order, so the next call sorts and judges them all.
+	fresh    []int
+	unsorted bool
+}
+
+// expiry is one turn's expiry.
+type expiry struct {
+	at   time.Time
+	turn int
+}
+
+// before orders expiries by time, then turn.
+func (e expiry) before(f expiry) bool {
+	return e.at.Before(f.at) || e.at.Equal(f.at) && e.turn < f.turn
+}
+
 // setExpiry records turn i's expiry; a zero one is none.
 func (c *conversation) setExpiry(i int, at time.Time) {
 	if at.IsZero() {
 		return
 	}
-	if c.expiries == nil {
-		c.expiries = map[int]time.Time{}
+	if c.exp == nil {
+		c.exp = &expiries{at: map[int]time.Time{}}
 	}
-	c.expiries[i] = at
+	x := c.exp
+	x.at[i] = at
+	e := expiry{at, i}
+	if n := len(x.order); n > 0 && e.before(x.order[n-1]) {
+		x.unsorted = true
+	}
+	x.order = append(x.order, e)
+	x.fresh = append(x.fresh, i)
+}
+
+// expiryOf is turn i's expiry; zero for none.
+func (c *conversation) expiryOf(i int) time.Time {
+	if c.exp == nil {
+		return time.Time{}
+	}
+	return c.exp.at[i]
+}
+
+// forgetExpiries forgets the expiries of turns from on, which a failed
+// Apply takes back.
+func (c *conversation) forgetExpiries(from int) {
+	x := c.exp
+	if x == nil {
+		return
+	}
+	for i := range x.at {
+		if i >= from {
+			delete(x.at, i)
+		}
+	}
+	if len(x.at) == 0 {
+		c.exp = nil
+		return
+	}
+	for _, e := range x.order[:x.lapsed] {
+		if e.turn >= from {
+			x.lapsed--
+		}
+	}
+	x.order = slices.DeleteFunc(x.order, func(e expiry) bool { return e.turn >= from })
+	x.fresh = slices.DeleteFunc(x.fresh, func(i int) bool { return i >= from })
 }
 
 // clock is the time a call judges expiry by: when its query was asked
@@ -62,30 +128,50 @@ func savedClock(now time.Time) *savedTime {
 // call with an earlier clock than the last one's may show a turn again).
 // A kept log that showed a turn it changed no longer says what the turn
 // says, so it is dropped, for the next rebuild to report
-// RebuildTurnExpired. A redacted turn has no words left to expire.
+// RebuildTurnExpired. A redacted turn has no words left to expire. It
+// costs the turns that change, and a search of the expiries in order.
 func (m *state) expire(now time.Time) {
 	m.judged = now
-	if len(m.expiries) == 0 {
+	x := m.exp
+	if x == nil {
 		return
 	}
-	turns := make([]int, 0, len(m.expiries))
-	for i := range m.expiries {
-		turns = append(turns, i)
+	k := 0
+	if !now.IsZero() {
+		k = sort.Search(len(x.order), func(j int) bool { return x.order[j].at.After(now) })
 	}
-	slices.Sort(turns) // so the index takes its changes in one order
-	for _, i := range turns {
-		tt := &m.turns[i]
-		if tt.Redacted {
-			continue
+	if x.unsorted {
+		slices.SortFunc(x.order, func(e, f expiry) int {
+			if e.before(f) {
+				return -1
+			}
+			return 1
+		})
+		k = sort.Search(len(x.order), func(j int) bool { return now.IsZero() || x.order[j].at.After(now) })
+		for j, e := range x.order {
+			m.judge(e.turn, j < k)
 		}
-		expired := !now.IsZero() && !m.expiries[i].After(now)
-		if expired == tt.expired {
-			continue
+		x.unsorted = false
+	} else {
+		for j := min(k, x.lapsed); j < max(k, x.lapsed); j++ {
+			m.judge(x.order[j].turn, j < k)
 		}
-		m.replaceTurn(i, m.derive(tt.public(), tt.waiting, expired))
-		if m.sel != nil && m.sel.covers(i) {
-			m.drop(RebuildTurnExpired)
+		for _, i := range x.fresh {
+			m.judge(i, !now.IsZero() && !x.at[i].After(now))
 		}
+	}
+	x.lapsed, x.fresh = k, x.fresh[:0]
+}
+
+// judge shows turn i as expired or as said.
+func (m *state) judge(i int, expired bool) {
+	tt := &m.turns[i]
+	if tt.Redacted || expired == tt.expired {
+		return
+	}
+	m.replaceTurn(i, m.derive(tt.public(), tt.waiting, expired))
+	if m.sel != nil && m.sel.covers(i) {
+		m.drop(RebuildTurnExpired)
 	}
 }
 
@@ -93,9 +179,12 @@ func (m *state) expire(now time.Time) {
 // words whole (a source that indexes the conversation would bring them
 // back), reusing items' storage.
 func (m *state) withoutExpired(items []Item) []Item {
+	if len(items) == 0 || m.exp == nil {
+		return items
+	}
 	var gone []string
-	for i := range m.expiries {
-		if tt := &m.turns[i]; tt.expired {
+	for _, e := range m.exp.order[:m.exp.lapsed] {
+		if tt := &m.turns[e.turn]; tt.expired {
 			gone = append(gone, tt.Text)
 		}
 	}

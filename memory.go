@@ -464,7 +464,7 @@ type agentFields struct {
 // public returns turn i as Turn gives it.
 func (c *conversation) public(i int) Turn {
 	t := c.turns[i].public()
-	t.Expires = c.expiries[i]
+	t.Expires = c.expiryOf(i)
 	return t
 }
 
@@ -492,9 +492,9 @@ type conversation struct {
 	str   []stretch
 	open  int // characters of the open stretch, for the chunk counter
 	total int // characters of all turns as native parts
-	// expiries holds Turn.Expires by turn, for the few turns that have
-	// one, so the many that do not pay nothing for it.
-	expiries map[int]time.Time
+	// exp holds Turn.Expires for the few turns that have one, so the
+	// many that do not pay nothing for it; nil while none has.
+	exp *expiries
 }
 
 // Memory is one conversation's memory: the turns verbatim, grouped into

@@ -87,7 +87,7 @@ func (m *Memory) ToJSON() ([]byte, error) {
 		if !t.Time.IsZero() {
 			w.Turns[i].Time = (*savedTime)(&t.Time)
 		}
-		if at, ok := m.expiries[i]; ok {
+		if at := m.expiryOf(i); !at.IsZero() {
 			w.Turns[i].Expires = (*savedTime)(&at)
 		}
 	}
@@ -105,7 +105,7 @@ func (m *state) keptWire() *wireKept {
 		return nil
 	}
 	w := &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto, Made: sel.made}
-	if len(m.expiries) > 0 {
+	if m.exp != nil {
 		w.Clock = savedClock(m.judged)
 	}
 	for _, r := range sel.recalls {
@@ -417,9 +417,7 @@ func (m *Memory) Apply(c Changes) error {
 		}
 		if err != nil {
 			m.turns, m.total = m.turns[:n], total
-			for j := n; j < n+i; j++ {
-				delete(m.expiries, j)
-			}
+			m.forgetExpiries(n)
 			return fmt.Errorf("%w: turn %d: %w", ErrFormat, n+i, err)
 		}
 		m.turns = append(m.turns, x)
