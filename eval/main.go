@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if out.verify != "" {
 		return verifyCommand(out.verify, stdout)
 	}
-	if err := out.ready(); err != nil {
+	if err := out.ready(fs); err != nil {
 		return err
 	}
 	if *gen != "" {

@@ -42,7 +42,18 @@ func addOutFlags(fs *flag.FlagSet) *outFlags {
 // ready refuses, before anything is measured, a folder this run may not
 // write: one with files in it, unless -overwrite is given and its receipt
 // verifies (so only what an earlier run wrote, unedited, is replaced).
-func (o *outFlags) ready() error {
+// -svg beside it is refused too: both would say where the pictures go.
+func (o *outFlags) ready(fs *flag.FlagSet) error {
+	svg := false
+	fs.Visit(func(f *flag.Flag) { svg = svg || f.Name == "svg" })
+	if svg && o.dir != "" {
+		return errors.New("-out puts the pictures into its folder; drop -svg")
+	}
+	return o.writable()
+}
+
+// writable is ready's check of the folder.
+func (o *outFlags) writable() error {
 	if o.dir == "" {
 		if o.overwrite {
 			return errors.New("-overwrite needs -out")
@@ -129,7 +140,7 @@ func (o *outFlags) finish(stage string, res *results, args, data []string) error
 // folder, verified again now, since the run took a while.
 func (o *outFlags) clear() error {
 	if _, err := os.Stat(filepath.Join(o.dir, receiptName)); errors.Is(err, os.ErrNotExist) {
-		return o.ready() // an empty folder is fine; one filled meanwhile is not
+		return o.writable() // an empty folder is fine; one filled meanwhile is not
 	}
 	old, _, err := verify(o.dir)
 	if err != nil {

@@ -143,6 +143,12 @@ func TestOutRefusesAFolderItMayNotReplace(t *testing.T) {
 	t.Run("-overwrite alone", func(t *testing.T) {
 		assert.Error(t, run([]string{"-locomo", data, "-overwrite"}, &bytes.Buffer{}, &bytes.Buffer{}))
 	})
+	t.Run("-svg beside -out", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "results")
+		assert.ErrorContains(t, outRun(t, data, dir, "-svg", t.TempDir()), "drop -svg")
+		_, err := os.Stat(dir)
+		assert.ErrorIs(t, err, os.ErrNotExist, "nothing written")
+	})
 }
 
 func TestOutOverwritesAFolderWhoseReceiptVerifies(t *testing.T) {
