@@ -459,3 +459,49 @@ func BenchmarkComposeLongInputs(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLiveTurnExpiring is the live turn at 10,000 turns when every
+// tenth turn expires half an hour after it was said, so most of them have
+// expired and the newest have not: what judging expiry on every call
+// costs, beside BenchmarkLiveTurn/turns=10000.
+func BenchmarkLiveTurnExpiring(b *testing.B) {
+	const n, window = 10_000, 100
+	expiring := func(i int, t Turn) Turn {
+		if i%10 == 0 {
+			t.Expires = t.Time.Add(30 * time.Minute)
+		}
+		return t
+	}
+	turns := chat(1, n+window)
+	m := New(Options{})
+	for i, t := range turns[:n] {
+		if _, err := m.AppendTurn(expiring(i, t)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	data, err := m.ToJSON()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var lat latency
+	b.ReportAllocs()
+	b.ResetTimer()
+	for k := range b.N {
+		if k%window == 0 {
+			b.StopTimer()
+			m = restore(b, data)
+			b.StartTimer()
+		}
+		i := n + k%window
+		start := time.Now()
+		if _, err := m.AppendTurn(expiring(i, turns[i])); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Compose(ctx, turns[i].Text); err != nil {
+			b.Fatal(err)
+		}
+		lat.add(time.Since(start))
+	}
+	lat.report(b)
+}

@@ -300,6 +300,7 @@ func (m *Memory) composeCall(ctx context.Context, query string, when time.Time, 
 	}
 	if cont {
 		m.mu.Lock()
+		m.expire(m.clock()) // an expired question asks nothing
 		if u := m.lastUser(); u < len(m.turns) {
 			query = m.turns[u].shown
 		}
@@ -426,6 +427,8 @@ func (m *state) drop(why Rebuild) {
 // layOut composes the context for query and the outside material items.
 func (m *state) layOut(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
 	budget := m.opt.Budget
+	m.expire(m.clock())
+	items = m.withoutExpired(items)
 	m.from = len(m.turns)
 	if cont {
 		m.from = m.lastUser()

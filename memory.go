@@ -62,6 +62,22 @@
 // ApproxTokens). Result.Spent says what each kind of part cost and
 // Result.Rebuild what a call rebuilt and why; Options.Logger logs both.
 //
+// A turn may expire (Turn.Expires: a one-time code, a price or a hold a
+// tool reported, a file shared for the week). Each call judges expiry by
+// its clock: the time ComposeAt gives, or the newest turn's time if that
+// is later or the call gives none; a memory that knows no time expires
+// nothing. From its expiry on, a turn's words reach no context: not the
+// memory block, a recall or the native turns, where the turn keeps its
+// place and role but says "[expired]" (an expired tool result stays a
+// result of its call, which keeps its arguments, so the pair stays valid
+// for the provider; an expired call keeps its id and tool but no
+// arguments), and not outside material either (an item that quotes the
+// turn's text whole is dropped). A kept context that showed the turn is
+// rebuilt (RebuildTurnExpired). The turn stays stored verbatim, with its
+// expiry, in ToJSON, Since and the stores' rows, until Redact erases it;
+// a call with an earlier clock shows it again, since expiry is judged
+// afresh each call.
+//
 // No line byheart quotes (a turn, natively or in the memory block, or
 // outside material) can pass for one of its markers, a speaker label or a
 // date line, however it is spelled (lookalike letters of other scripts,
@@ -417,6 +433,11 @@ type Turn struct {
 	// Source says where a ToolResult's or a Note's text came from; other
 	// turns carry none.
 	Source Source
+	// Expires, when not zero, is when the turn stops being true (a
+	// one-time code, a price a tool reported, a hold on a booking): from
+	// then on its words reach no context (see the package comment). Zero
+	// means never. It is kept, saved and returned as given.
+	Expires time.Time
 }
 
 // redactedText is what a redacted turn says from then on.
@@ -438,6 +459,10 @@ type turn struct {
 	// hidden is set on a quarantined turn (see Options.Unverified): kept
 	// verbatim, but neither indexed nor shown.
 	hidden bool
+	// expired is set on a turn past its Turn.Expires by the clock of the
+	// latest call (see expire): kept verbatim, but indexed and shown as
+	// expiredText.
+	expired bool
 	// waiting counts the tool calls of the current step, up to and
 	// including this turn, that no result has answered yet (see
 	// AppendTurn): a stretch may start after a turn only when it is zero.
@@ -457,7 +482,15 @@ type agentFields struct {
 	Source       Source
 }
 
-// public returns the turn as Turn gives it.
+// public returns turn i as Turn gives it.
+func (c *conversation) public(i int) Turn {
+	t := c.turns[i].public()
+	t.Expires = c.expiryOf(i)
+	return t
+}
+
+// public returns the turn as Turn gives it, less its expiry, which the
+// conversation holds.
 func (tt *turn) public() Turn {
 	t := Turn{Role: tt.Role, Text: tt.Text, Time: tt.Time, Redacted: tt.Redacted}
 	if a := tt.agent; a != nil {
@@ -480,6 +513,9 @@ type conversation struct {
 	str   []stretch
 	open  int // characters of the open stretch, for the chunk counter
 	total int // characters of all turns as native parts
+	// exp holds Turn.Expires for the few turns that have one, so the
+	// many that do not pay nothing for it; nil while none has.
+	exp *expiries
 }
 
 // Memory is one conversation's memory: the turns verbatim, grouped into
@@ -511,6 +547,7 @@ type state struct {
 	sel          *kept      // rule 3: the selection kept between calls
 	dropped      Rebuild    // why sel was dropped, if it was, for the next rebuild to report
 	called       time.Time  // when the last call was asked (ComposeAt), zero if it did not say
+	judged       time.Time  // the clock turns' expiries were last judged by (see expire)
 	scratch                 // working space for one call
 }
 
@@ -548,7 +585,7 @@ func (m *Memory) Turn(i int) (Turn, error) {
 	if i < 0 || i >= len(m.turns) {
 		return Turn{}, fmt.Errorf("%w: %d of %d", ErrIndex, i, len(m.turns))
 	}
-	return m.turns[i].public(), nil
+	return m.public(i), nil
 }
 
 // Bounds returns the first turn of each stretch, ascending.
@@ -573,7 +610,7 @@ func (m *Memory) Append(role Role, text string) (int, error) {
 // AppendAt records a turn said at when, resolving relative dates in it
 // against that time (see Annotate). A zero when inherits the previous
 // turn's time; a time ToJSON could not save (a year outside 0–9999, a zone
-// offset of a day or more) is ErrTime. It returns the turn's index; on error
+// offset of a day or more) is ErrTime, for Turn.Time and Turn.Expires alike. It returns the turn's index; on error
 // nothing is recorded.
 func (m *Memory) AppendAt(role Role, text string, when time.Time) (int, error) {
 	return m.AppendTurn(Turn{Role: role, Text: text, Time: when})
@@ -607,11 +644,8 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 		return -1, err
 	}
 	when := t.Time
-	if !when.IsZero() {
-		var buf [len(timeLayoutSeconds)]byte
-		if _, err := appendTime(buf[:0], when); err != nil {
-			return -1, err
-		}
+	if err := checkTimes(t); err != nil {
+		return -1, err
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -636,6 +670,7 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 		m.str = append(m.str, stretch{start: 0, slot: -1})
 	}
 	m.turns = append(m.turns, x)
+	m.setExpiry(n, t.Expires)
 	last := &m.str[len(m.str)-1]
 	m.pieces(n, n+1, last.start)(m.ix.addOpen)
 	last.size += m.lineCost(last.start, n)
@@ -654,6 +689,20 @@ func (m *state) pause(when time.Time) bool {
 	return when.Sub(m.turns[n-1].Time) >= m.tune.sessionGap
 }
 
+// checkTimes refuses a turn whose time or expiry ToJSON could not save.
+func checkTimes(t Turn) error {
+	for _, when := range [2]time.Time{t.Time, t.Expires} {
+		if when.IsZero() {
+			continue
+		}
+		var buf [len(timeLayoutSeconds)]byte
+		if _, err := appendTime(buf[:0], when); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func checkTurn(role Role, text string) error {
 	if !role.valid() {
 		return fmt.Errorf("%w, not %q", ErrRole, string(role))
@@ -669,13 +718,21 @@ func checkTurn(role Role, text string) error {
 
 // makeTurn derives what the Memory keeps beside t, which has passed the
 // door; waiting is the step's count of unanswered calls after it.
-func (m *state) makeTurn(t Turn, waiting int32) turn {
-	x := turn{said: said{Role: t.Role, Text: t.Text, Time: t.Time}, Redacted: t.Redacted, shown: t.Text, waiting: waiting}
+func (m *state) makeTurn(t Turn, waiting int32) turn { return m.derive(t, waiting, false) }
+
+// derive is makeTurn for a turn that may have expired: one that has is
+// shown, indexed and sized as expiredText, and keeps its words only as
+// they were said.
+func (m *state) derive(t Turn, waiting int32, expired bool) turn {
+	x := turn{said: said{Role: t.Role, Text: t.Text, Time: t.Time}, Redacted: t.Redacted, shown: t.Text, waiting: waiting, expired: expired}
 	if t.Role.agent() {
 		x.agent = &agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}
 	}
-	x.hidden = m.opt.Unverified == Quarantine && !t.Redacted && t.Role.framed() && !t.Source.Authenticated
-	if !t.Redacted && !t.Time.IsZero() {
+	x.hidden = m.opt.Unverified == Quarantine && !t.Redacted && !expired && t.Role.framed() && !t.Source.Authenticated
+	switch {
+	case expired:
+		x.shown = expiredText
+	case !t.Redacted && !t.Time.IsZero():
 		x.shown = Annotate(t.Text, t.Time)
 	}
 	x.runes = utf8.RuneCountInString(x.shown)
@@ -713,7 +770,7 @@ func (m *state) askBoundaries() ([]int, error) {
 	start := m.str[len(m.str)-1].start
 	tail := make([]Turn, len(m.turns)-start)
 	for i := range tail {
-		tail[i] = m.turns[start+i].public()
+		tail[i] = m.public(start + i)
 	}
 	timeout := m.tune.boundariesTimeout
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -823,12 +880,28 @@ func (m *Memory) Redact(i int) error {
 	if old.agent != nil {
 		placeholder.Tool, placeholder.CallID = old.agent.Tool, old.agent.CallID
 	}
-	m.turns[i] = m.makeTurn(placeholder, old.waiting)
+	m.replaceTurn(i, m.makeTurn(placeholder, old.waiting))
 	// The words must go even if the measure fails on the placeholder,
 	// which is then never sent (see unmeasured): the failure is reported
 	// once the redaction is done.
 	failed := m.meter.take()
-	m.total += m.turns[i].native - old.native
+	if m.sel != nil {
+		m.sel, m.dropped = nil, RebuildRedacted
+	}
+	if failed != nil {
+		return fmt.Errorf("byheart: turn %d is redacted, but its placeholder could not be measured and is left out of the context: %w", i, failed)
+	}
+	return nil
+}
+
+// replaceTurn puts x in turn i's place, where a turn with other words
+// was, and brings what is derived from the words up to date: the sizes, the
+// stretch's index entry and the texts a Retriever sees. The kept
+// selection is the caller's to drop.
+func (m *state) replaceTurn(i int, x turn) {
+	old := m.turns[i]
+	m.turns[i] = x
+	m.total += x.native - old.native
 	s := m.stretchOf(i)
 	a, b := m.str[s].start, m.stretchEnd(s)
 	m.str[s].size = m.sizeOf(a, b)
@@ -843,14 +916,7 @@ func (m *Memory) Redact(i int) error {
 		m.ix.release(m.str[s].slot, int32(s))
 		m.str[s].slot = slot
 	}
-	if m.sel != nil {
-		m.sel, m.dropped = nil, RebuildRedacted
-	}
 	m.texts = nil
-	if failed != nil {
-		return fmt.Errorf("byheart: turn %d is redacted, but its placeholder could not be measured and is left out of the context: %w", i, failed)
-	}
-	return nil
 }
 
 // restretch replaces the stretch boundaries wholesale (bounds must start at 0,

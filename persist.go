@@ -6,13 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
 // and earlier ones and refuses later ones with ErrVersion. Version 2 added
 // the stretches recalled into a kept context, version 3 the agent turns:
-// their roles, tools, call ids and sources.
-const FormatVersion = 3
+// their roles, tools, call ids and sources, version 4 a turn's expiry
+// (Turn.Expires).
+const FormatVersion = 4
 
 // MaxJSON is the most bytes FromJSON reads; larger input is refused with
 // ErrTooLarge before it is parsed.
@@ -38,6 +40,7 @@ type wireTurn struct {
 	Time     *savedTime `json:"time,omitempty"`
 	Redacted bool       `json:"redacted,omitempty"`
 	Agent    *wireAgent `json:"agent,omitempty"`
+	Expires  *savedTime `json:"expires,omitempty"`
 }
 
 // wireAgent is what an agent turn holds beside its text: an object of its
@@ -57,6 +60,9 @@ type wireKept struct {
 	// saves before it was written read, when it is not known.
 	Made    int          `json:"made,omitempty"`
 	Recalls []wireRecall `json:"recalls,omitempty"`
+	// Clock is the time the last call judged expiry by (see expire), when
+	// a turn has an expiry: the quotes show the turns as at that time.
+	Clock *savedTime `json:"clock,omitempty"`
 }
 
 type wireRecall struct {
@@ -81,6 +87,9 @@ func (m *Memory) ToJSON() ([]byte, error) {
 		if !t.Time.IsZero() {
 			w.Turns[i].Time = (*savedTime)(&t.Time)
 		}
+		if at := m.expiryOf(i); !at.IsZero() {
+			w.Turns[i].Expires = (*savedTime)(&at)
+		}
 	}
 	for i, s := range m.str {
 		w.Bounds[i] = s.start
@@ -96,6 +105,9 @@ func (m *state) keptWire() *wireKept {
 		return nil
 	}
 	w := &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto, Made: sel.made}
+	if m.exp != nil {
+		w.Clock = savedClock(m.judged)
+	}
 	for _, r := range sel.recalls {
 		w.Recalls = append(w.Recalls, wireRecall{At: r.at, Keys: r.keys, Ends: r.ends})
 	}
@@ -139,7 +151,7 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	m.turns = make([]turn, 0, len(w.Turns))
 	z := zones{}
 	for i, wt := range w.Turns {
-		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time)}
+		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time), Expires: z.time(wt.Expires)}
 		if a := wt.Agent; a != nil {
 			t.Tool, t.CallID, t.Source = a.Tool, a.CallID, Source{Name: a.Source, Authenticated: a.Authenticated}
 		}
@@ -158,6 +170,7 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 		}
 		m.turns = append(m.turns, x)
 		m.total += x.native
+		m.setExpiry(i, t.Expires)
 	}
 	w.Turns = nil // read: let the collector have them while the index is built
 	bounds := cleanBounds(w.Bounds, len(m.turns))
@@ -174,6 +187,13 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 // could have made, and otherwise drops it: the next Compose rebuilds.
 func (m *state) restoreKept(s *wireKept) {
 	m.sel = nil
+	// The quotes must show the turns as the saved log did: at the clock
+	// it was composed by, or, for none, by the one a call would judge by.
+	now := m.clock()
+	if s != nil && s.Clock != nil {
+		now = time.Time(*s.Clock)
+	}
+	m.expire(now)
 	if s != nil && !m.validKept(s) {
 		m.dropped = RebuildRestored
 	}
@@ -205,10 +225,11 @@ type wireIn struct {
 }
 
 type wireKeptIn struct {
-	Keys savedInts   `json:"keys"`
-	Ends savedInts   `json:"ends"`
-	Upto savedNumber `json:"upto"`
-	Made savedNumber `json:"made"`
+	Keys  savedInts   `json:"keys"`
+	Ends  savedInts   `json:"ends"`
+	Upto  savedNumber `json:"upto"`
+	Made  savedNumber `json:"made"`
+	Clock wireTime    `json:"clock"`
 	// Recalls are read once the turns are known: each quotes at least one
 	// turn no other quote holds, so a save with more recalls than turns is
 	// one the library could not have written, and is dropped unread.
@@ -245,6 +266,9 @@ func (s *wireKeptIn) read(n int) (*wireKept, error) {
 	k := &wireKept{Keys: s.Keys.ints, Ends: s.Ends.ints, Upto: s.Upto.n}
 	if s.Made.ok {
 		k.Made = s.Made.n // missing from older saves: not known
+	}
+	if c := (zones{}).time(s.Clock); !c.IsZero() {
+		k.Clock = (*savedTime)(&c)
 	}
 	for _, r := range recalls {
 		if r.Keys.partial || r.Ends.partial || !r.At.ok {
@@ -350,7 +374,7 @@ func (m *Memory) Since(turns, bound int) (Changes, error) {
 	}
 	c := Changes{From: turns, Turns: make([]Turn, len(m.turns)-turns)}
 	for i := range c.Turns {
-		c.Turns[i] = m.turns[turns+i].public()
+		c.Turns[i] = m.public(turns + i)
 	}
 	first, _ := slices.BinarySearchFunc(m.str, bound+1, func(s stretch, b int) int { return s.start - b })
 	for _, s := range m.str[first:] {
@@ -393,10 +417,12 @@ func (m *Memory) Apply(c Changes) error {
 		}
 		if err != nil {
 			m.turns, m.total = m.turns[:n], total
+			m.forgetExpiries(n)
 			return fmt.Errorf("%w: turn %d: %w", ErrFormat, n+i, err)
 		}
 		m.turns = append(m.turns, x)
 		m.total += x.native
+		m.setExpiry(n+i, t.Expires)
 	}
 	if len(c.Turns) > 0 || len(c.Bounds) > 0 {
 		m.extend(c.Bounds)
@@ -449,11 +475,8 @@ func checkStored(t Turn) (Turn, error) {
 	if err := checkFields(t); err != nil {
 		return t, err
 	}
-	if !t.Time.IsZero() {
-		var buf [len(timeLayoutSeconds)]byte
-		if _, err := appendTime(buf[:0], t.Time); err != nil {
-			return t, err
-		}
+	if err := checkTimes(t); err != nil {
+		return t, err
 	}
 	t.Redacted = redacted
 	return t, nil

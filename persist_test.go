@@ -650,6 +650,7 @@ func FuzzFromJSON(f *testing.F) {
 	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"a"},{"role":"user","text":"b"},{"role":"user","text":"c"}],"bounds":[2,0,1],"selection":{"keys":[0,2],"upto":3}}`))
 	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"a","time":"2023-05-20T09:30:00+02:00","redacted":true}],"bounds":[0],"selection":{"keys":[5],"upto":-1}}`))
 	f.Add([]byte(`{"version":2,"turns":[]}`))
+	f.Add([]byte(`{"version":4,"turns":[{"role":"user","text":"code 4711","time":"2023-05-20T09:30:00Z","expires":"2023-05-20T09:00:00+00:19:32"},{"role":"assistant","text":"ok","expires":"9999-12-31T23:59:59Z"}],"bounds":[0,1],"selection":{"keys":[0],"ends":[1],"upto":1,"clock":"2023-05-20T09:30:00Z"}}`))
 	f.Add([]byte(`{"version":1,"turns":[{"role":"system","text":"x"}]}`))
 	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":""}]}`))
 	f.Add([]byte(`{"version":1,"bounds":[1e30,9223372036854775807,1.5,"2",null]}`))

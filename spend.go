@@ -110,6 +110,10 @@ const (
 	RebuildFresh Rebuild = "fresh"
 	// RebuildRedacted: a Redact dropped the kept context.
 	RebuildRedacted Rebuild = "redacted"
+	// RebuildTurnExpired: the kept context showed a turn that has expired
+	// since (see Turn.Expires), or one that a call with an earlier clock
+	// shows again, so it no longer says what the turn now says.
+	RebuildTurnExpired Rebuild = "turn-expired"
 	// RebuildRestored: the selection saved with a restored memory (FromJSON,
 	// Apply) did not match its turns and boundaries and was dropped.
 	RebuildRestored Rebuild = "restored"

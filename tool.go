@@ -224,6 +224,8 @@ func (tt *turn) indexed() string {
 	switch {
 	case tt.hidden:
 		return ""
+	case tt.expired && tt.Role.agent():
+		return tt.agent.Tool + "\n" + tt.shown // its source may name what expired
 	case tt.Role.agent():
 		return tt.agent.Tool + " " + tt.agent.Source.Name + "\n" + tt.shown
 	}
@@ -262,7 +264,7 @@ func head(tt *turn) string {
 	case tt.hidden:
 		b.WriteString(withheld)
 		return b.String()
-	case tt.Redacted:
+	case tt.Redacted, tt.expired:
 		b.WriteString(":")
 		return b.String()
 	}
@@ -344,7 +346,7 @@ func callOf(tt *turn) *Call {
 	switch tt.Role {
 	case ToolCall:
 		c := &Call{ID: tt.agent.CallID, Name: tt.agent.Tool}
-		if !tt.Redacted {
+		if !tt.Redacted && !tt.expired {
 			c.Arguments = tt.Text
 		}
 		return c

@@ -226,6 +226,7 @@ type wireTurnIn struct {
 	Time     wireTime   `json:"time"`
 	Redacted bool       `json:"redacted"`
 	Agent    *wireAgent `json:"agent"`
+	Expires  wireTime   `json:"expires"`
 }
 
 // minTurnJSON is the fewest bytes a turn FromJSON accepts can take:

@@ -72,11 +72,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	share := fs.Float64("share", defaultShare, "multilingual section: the budget as a share of each conversation's length")
 	attacks := fs.String("attacks", "", "the attack suite (default: "+attacksPath+")")
 	showProgress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal (one line per section)")
+	out := addOutFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q; see -h", fs.Args())
+	}
+	if out.verify != "" {
+		return verifyCommand(out.verify, stdout)
+	}
+	if err := out.ready(fs); err != nil {
+		return err
 	}
 	if *gen != "" {
 		return writeSynthetic(*gen)
@@ -107,7 +114,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := pictures(ds, res, picturesDir(fs, *svg, *locomo), prog); err != nil {
+	svgDir, data := picturesDir(fs, *svg, *locomo), []string{path}
+	if out.dir != "" {
+		if svgDir, err = out.staging(); err != nil {
+			return err
+		}
+		defer os.RemoveAll(svgDir)
+	}
+	if err := pictures(ds, res, svgDir, prog); err != nil {
 		return err
 	}
 	if sections["multilingual"] {
@@ -119,6 +133,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if res.Multilingual, err = measureMultilingual(*multilingual, *share, prog); err != nil {
 			return fmt.Errorf("multilingual: %w", err)
 		}
+		data = append(data, *multilingual)
 	}
 	if sections["attacks"] {
 		if *attacks == "" {
@@ -129,9 +144,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if res.Attacks, err = measureAttacks(*attacks, ds, *budget, prog); err != nil {
 			return fmt.Errorf("attacks: %w", err)
 		}
+		data = append(data, *attacks)
 	}
 	if res.Speed != nil {
 		res.Speed.Seconds = time.Since(start).Seconds()
+	}
+	if out.dir != "" {
+		if err := out.finish(svgDir, res, args, data); err != nil {
+			return fmt.Errorf("-out: %w", err)
+		}
+		fmt.Fprintf(stderr, "eval: wrote %s (%s verifies it: go run ./eval -verify %s)\n", out.dir, receiptName, out.dir)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

@@ -149,6 +149,10 @@ const (
 	Redacted Action = "redact"
 	// Deleted: the conversation deleted, Count turns with it.
 	Deleted Action = "delete"
+	// Expiring: turn Turn, appended by the save at At, expires at Expires
+	// (see byheart.Turn.Expires), which reads as zero once the turn's row
+	// is deleted.
+	Expiring Action = "expires"
 )
 
 // Event is one entry of the audit log. It names what happened, when and to
@@ -160,6 +164,8 @@ type Event struct {
 	Turn    int       `json:"turn"`
 	Count   int       `json:"count"`
 	Version int64     `json:"version"`
+	// Expires is when an Expiring event's turn expires.
+	Expires time.Time `json:"expires,omitzero"`
 }
 
 // Store keeps conversations. Every method takes the whole scope it acts

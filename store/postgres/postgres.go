@@ -76,6 +76,8 @@ var dialect = sqlstore.Dialect{
 			tenant text NOT NULL, user_id text NOT NULL, conversation text NOT NULL,
 			action text NOT NULL, turn bigint NOT NULL, count bigint NOT NULL, version bigint NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS byheart_audit_user ON byheart_audit (tenant, user_id, id)`,
+		// Added with turn expiry; a table made before gains it here.
+		`ALTER TABLE byheart_turns ADD COLUMN IF NOT EXISTS expires text`,
 	},
 	Dollar:     true,
 	BeginRead:  "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",

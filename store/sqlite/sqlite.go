@@ -91,10 +91,32 @@ var dialect = sqlstore.Dialect{
 			action TEXT NOT NULL, turn INTEGER NOT NULL, count INTEGER NOT NULL, version INTEGER NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS byheart_audit_user ON byheart_audit (tenant, user_id, id)`,
 	},
+	Migrate:    addExpires,
 	BeginRead:  "BEGIN",
 	BeginWrite: "BEGIN IMMEDIATE",
 	Conflict:   conflict,
 	Erase:      checkpoint,
+}
+
+// addExpires adds the turns' expiry column to a table made before it.
+// SQLite has no ADD COLUMN IF NOT EXISTS: the column is looked for, and
+// an ALTER that fails because another process added it meanwhile is fine.
+func addExpires(ctx context.Context, db *sql.DB) error {
+	has := func() (bool, error) {
+		var n int
+		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM pragma_table_info('byheart_turns') WHERE name = 'expires'").Scan(&n)
+		return n > 0, err
+	}
+	if ok, err := has(); ok || err != nil {
+		return err
+	}
+	_, err := db.ExecContext(ctx, "ALTER TABLE byheart_turns ADD COLUMN expires TEXT")
+	if err != nil {
+		if ok, _ := has(); ok {
+			return nil
+		}
+	}
+	return err
 }
 
 // conflict reports a key another writer took first: a conversation

@@ -130,9 +130,10 @@ func (s *Store) readRows(ctx context.Context, conn *sql.Conn, scope store.Scope,
 	var (
 		flags                                  int
 		role, text, when, tool, callID, source string
+		expires                                sql.NullString
 	)
 	for rows.Next() {
-		if err := rows.Scan(&flags, &role, &text, &when, &tool, &callID, &source); err != nil {
+		if err := rows.Scan(&flags, &role, &text, &when, &tool, &callID, &source, &expires); err != nil {
 			return err
 		}
 		seq := c.From + len(c.Turns)
@@ -140,6 +141,9 @@ func (s *Store) readRows(ctx context.Context, conn *sql.Conn, scope store.Scope,
 			Source: byheart.Source{Name: source, Authenticated: flags&flagAuthenticated != 0}}
 		if turn.Time, err = store.ParseTime(when); err != nil {
 			return fmt.Errorf("%w: turn %d: %w", byheart.ErrFormat, seq, err)
+		}
+		if turn.Expires, err = store.ParseTime(expires.String); err != nil {
+			return fmt.Errorf("%w: turn %d: expiry: %w", byheart.ErrFormat, seq, err)
 		}
 		if flags&flagOpens != 0 && seq > 0 {
 			c.Bounds = append(c.Bounds, seq)
@@ -252,6 +256,11 @@ func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position
 	if len(c.Turns) > 0 {
 		err = s.audit(ctx, t, store.Event{At: now, Scope: scope, Action: store.Appended, Turn: c.From, Count: len(c.Turns), Version: at.Version})
 	}
+	for i, turn := range c.Turns {
+		if err == nil && !turn.Expires.IsZero() {
+			err = s.audit(ctx, t, store.Event{At: now, Scope: scope, Action: store.Expiring, Turn: c.From + i, Count: 1, Version: at.Version})
+		}
+	}
 	return at, err
 }
 
@@ -288,13 +297,19 @@ func (s *Store) append(ctx context.Context, t *tx, scope store.Scope, c byheart.
 			if err != nil {
 				return err
 			}
+			var expires any // NULL: never
+			if !turn.Expires.IsZero() {
+				if expires, err = store.TimeText(turn.Expires); err != nil {
+					return err
+				}
+			}
 			text, source := []byte(turn.Text), []byte(turn.Source.Name)
 			if turn.Redacted {
 				text, source = []byte{}, []byte{}
 			}
 			args = append(args, scope.Tenant, scope.User, scope.Conversation,
 				seq, string(turn.Role), text, when, flag(turn.Redacted), turn.Tool, turn.CallID, source,
-				flag(turn.Source.Authenticated && !turn.Redacted), flag(slices.Contains(c.Bounds, seq)), now.UnixMicro())
+				flag(turn.Source.Authenticated && !turn.Redacted), flag(slices.Contains(c.Bounds, seq)), expires, now.UnixMicro())
 		}
 		if _, err := t.conn.ExecContext(ctx, s.q.addTurns(hi-lo), args...); err != nil {
 			return err
@@ -458,10 +473,14 @@ func (s *Store) Audit(ctx context.Context, tenant, user string) (events []store.
 		e := store.Event{Scope: store.Scope{Tenant: tenant, User: user}}
 		var at int64
 		var action string
-		if err := rows.Scan(&at, &e.Scope.Conversation, &action, &e.Turn, &e.Count, &e.Version); err != nil {
+		var expires sql.NullString
+		if err := rows.Scan(&at, &e.Scope.Conversation, &action, &e.Turn, &e.Count, &e.Version, &expires); err != nil {
 			return nil, err
 		}
 		e.At, e.Action = time.UnixMicro(at).UTC(), store.Action(action)
+		if e.Expires, err = store.ParseTime(expires.String); err != nil {
+			return nil, fmt.Errorf("%w: turn %d: expiry: %w", byheart.ErrFormat, e.Turn, err)
+		}
 		events = append(events, e)
 	}
 	return events, rows.Err()

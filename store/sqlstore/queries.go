@@ -12,14 +12,14 @@ var errBadConn = driver.ErrBadConn
 const scope = "tenant = ? AND user_id = ? AND conversation = ?"
 
 // turnColumns are the columns a turn is read with.
-const turnColumns = "seq, role, text, time, redacted, tool, call_id, source, authenticated, opens"
+const turnColumns = "seq, role, text, time, redacted, tool, call_id, source, authenticated, opens, expires"
 
 // readColumns are what a turn is read back as: its flags folded into one
 // number (see flags) and its strings. The seq is not among them: the rows
 // read are those of [from, turns), whose seqs are unique, so as many rows
 // as that range holds are all of them, in order.
 const readColumns = "CASE WHEN redacted <> 0 THEN 1 ELSE 0 END + CASE WHEN authenticated <> 0 THEN 2 ELSE 0 END + " +
-	"CASE WHEN opens <> 0 THEN 4 ELSE 0 END, role, text, time, tool, call_id, source"
+	"CASE WHEN opens <> 0 THEN 4 ELSE 0 END, role, text, time, tool, call_id, source, expires"
 
 // The flags of a turn read back.
 const (
@@ -38,12 +38,12 @@ type queries struct {
 	dollar                                  bool
 }
 
-// rowsPerInsert is the most turns one statement inserts: 14 values each,
+// rowsPerInsert is the most turns one statement inserts: 15 values each,
 // well under every database's limit on a statement's placeholders.
 const rowsPerInsert = 256
 
 // turnArgs is the number of values a turn's row takes.
-const turnArgs = 14
+const turnArgs = 15
 
 // addTurns is the statement that inserts n turns.
 func (q queries) addTurns(n int) string {
@@ -69,7 +69,12 @@ func newQueries(dollar bool) queries {
 		userConvs:   "SELECT conversation, version, turns FROM byheart_conversations WHERE tenant = ? AND user_id = ? ORDER BY conversation",
 		audit: "INSERT INTO byheart_audit (at, tenant, user_id, conversation, action, turn, count, version)" +
 			" VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-		auditOf: "SELECT at, conversation, action, turn, count, version FROM byheart_audit WHERE tenant = ? AND user_id = ? ORDER BY id",
+		// An expiry is the turn's row's: the save that wrote the turn
+		// wrote the event at the same microsecond.
+		auditOf: "SELECT a.at, a.conversation, a.action, a.turn, a.count, a.version, t.expires FROM byheart_audit a" +
+			" LEFT JOIN byheart_turns t ON a.action = 'expires' AND t.tenant = a.tenant AND t.user_id = a.user_id" +
+			" AND t.conversation = a.conversation AND t.seq = a.turn AND t.written_at = a.at" +
+			" WHERE a.tenant = ? AND a.user_id = ? ORDER BY a.id",
 	}
 	q.dollar = dollar
 	for _, s := range []*string{&q.conv, &q.version, &q.newConv, &q.saveConv, &q.redactConv, &q.turns, &q.starts,

@@ -8,7 +8,8 @@
 // turn count, last stretch start and kept selection; byheart_turns, one
 // row per turn; and byheart_audit, the audit log, which never holds a
 // turn's text. A save appends rows and updates one; it never rewrites a
-// turn it did not add.
+// turn it did not add. A turn's expiry (byheart.Turn.Expires) is a
+// nullable column of its row, added on open to tables made before it.
 package sqlstore
 
 import (
@@ -29,6 +30,9 @@ type Dialect struct {
 	// Schema creates the three tables and their indexes if they are
 	// missing; it is run, statement by statement, by New.
 	Schema []string
+	// Migrate, when set, runs after Schema, to bring tables an older
+	// version made up to date (a column added since).
+	Migrate func(ctx context.Context, db *sql.DB) error
 	// Dollar numbers the placeholders $1, $2, ... rather than writing ?.
 	Dollar bool
 	// BeginRead and BeginWrite start a transaction that reads a consistent
@@ -62,6 +66,11 @@ var _ store.Store = (*Store)(nil)
 func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 	for _, stmt := range d.Schema {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return nil, fmt.Errorf("store: %s schema: %w", d.Name, err)
+		}
+	}
+	if d.Migrate != nil {
+		if err := d.Migrate(ctx, db); err != nil {
 			return nil, fmt.Errorf("store: %s schema: %w", d.Name, err)
 		}
 	}

@@ -1,0 +1,197 @@
+package byheart
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Expiry: a turn whose Turn.Expires has come is kept verbatim but sent as
+// expiredText wherever it would stand, so its place, its role and its
+// pairing with a call or a result stay as they were and no index shifts.
+// Whether it has come is judged at each call by the call's clock (see
+// clock), so it is a function of the turns and the call alone: a restored
+// memory judges as the original would.
+
+// expiredText is what an expired turn says in every context.
+const expiredText = "[expired]"
+
+// expiries are the turns that have an expiry: by turn, for the turn's
+// own fields, and in order of expiry, so that a call judges only the
+// turns its clock has moved past since the last call's, not every one.
+type expiries struct {
+	at    map[int]time.Time
+	order []expiry // by time, then turn, unless unsorted
+	// lapsed is how many of order the clock last judged by has expired.
+	lapsed int
+	// fresh are the turns added since, judged one by one; unsorted says
+	// one came out of order, so the next call sorts and judges them all.
+	fresh    []int
+	unsorted bool
+}
+
+// expiry is one turn's expiry.
+type expiry struct {
+	at   time.Time
+	turn int
+}
+
+// before orders expiries by time, then turn.
+func (e expiry) before(f expiry) bool {
+	return e.at.Before(f.at) || e.at.Equal(f.at) && e.turn < f.turn
+}
+
+// setExpiry records turn i's expiry; a zero one is none.
+func (c *conversation) setExpiry(i int, at time.Time) {
+	if at.IsZero() {
+		return
+	}
+	if c.exp == nil {
+		c.exp = &expiries{at: map[int]time.Time{}}
+	}
+	x := c.exp
+	x.at[i] = at
+	e := expiry{at, i}
+	if n := len(x.order); n > 0 && e.before(x.order[n-1]) {
+		x.unsorted = true
+	}
+	x.order = append(x.order, e)
+	x.fresh = append(x.fresh, i)
+}
+
+// expiryOf is turn i's expiry; zero for none.
+func (c *conversation) expiryOf(i int) time.Time {
+	if c.exp == nil {
+		return time.Time{}
+	}
+	return c.exp.at[i]
+}
+
+// forgetExpiries forgets the expiries of turns from on, which a failed
+// Apply takes back.
+func (c *conversation) forgetExpiries(from int) {
+	x := c.exp
+	if x == nil {
+		return
+	}
+	for i := range x.at {
+		if i >= from {
+			delete(x.at, i)
+		}
+	}
+	if len(x.at) == 0 {
+		c.exp = nil
+		return
+	}
+	for _, e := range x.order[:x.lapsed] {
+		if e.turn >= from {
+			x.lapsed--
+		}
+	}
+	x.order = slices.DeleteFunc(x.order, func(e expiry) bool { return e.turn >= from })
+	x.fresh = slices.DeleteFunc(x.fresh, func(i int) bool { return i >= from })
+}
+
+// clock is the time a call judges expiry by: when its query was asked
+// (ComposeAt), or the newest turn's time if that is later or the call did
+// not say; zero, which expires nothing, when neither is known.
+func (m *state) clock() time.Time {
+	now := m.asked
+	if n := len(m.turns); n > 0 && m.turns[n-1].Time.After(now) {
+		now = m.turns[n-1].Time
+	}
+	return now
+}
+
+// lastSaved is the latest time ToJSON can write.
+var lastSaved = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+
+// savedClock is the clock a kept log was composed by as ToJSON writes it:
+// in UTC, whatever zone ComposeAt was given it in, and a clock past what
+// a save holds as the last time it does, which judges every expiry as it
+// did; nil for none, or for one before year 0, which expires nothing a
+// save can hold either.
+func savedClock(now time.Time) *savedTime {
+	now = now.UTC()
+	switch {
+	case now.IsZero() || now.Year() < 0:
+		return nil
+	case now.After(lastSaved):
+		now = lastSaved
+	}
+	return (*savedTime)(&now)
+}
+
+// expire brings every turn with an expiry in line with now: a turn whose
+// expiry is at or before now is shown as expired, any other as said (a
+// call with an earlier clock than the last one's may show a turn again).
+// A kept log that showed a turn it changed no longer says what the turn
+// says, so it is dropped, for the next rebuild to report
+// RebuildTurnExpired. A redacted turn has no words left to expire. It
+// costs the turns that change, and a search of the expiries in order.
+func (m *state) expire(now time.Time) {
+	m.judged = now
+	x := m.exp
+	if x == nil {
+		return
+	}
+	k := 0
+	if !now.IsZero() {
+		k = sort.Search(len(x.order), func(j int) bool { return x.order[j].at.After(now) })
+	}
+	if x.unsorted {
+		slices.SortFunc(x.order, func(e, f expiry) int {
+			if e.before(f) {
+				return -1
+			}
+			return 1
+		})
+		k = sort.Search(len(x.order), func(j int) bool { return now.IsZero() || x.order[j].at.After(now) })
+		for j, e := range x.order {
+			m.judge(e.turn, j < k)
+		}
+		x.unsorted = false
+	} else {
+		for j := min(k, x.lapsed); j < max(k, x.lapsed); j++ {
+			m.judge(x.order[j].turn, j < k)
+		}
+		for _, i := range x.fresh {
+			m.judge(i, !now.IsZero() && !x.at[i].After(now))
+		}
+	}
+	x.lapsed, x.fresh = k, x.fresh[:0]
+}
+
+// judge shows turn i as expired or as said.
+func (m *state) judge(i int, expired bool) {
+	tt := &m.turns[i]
+	if tt.Redacted || expired == tt.expired {
+		return
+	}
+	m.replaceTurn(i, m.derive(tt.public(), tt.waiting, expired))
+	if m.sel != nil && m.sel.covers(i) {
+		m.drop(RebuildTurnExpired)
+	}
+}
+
+// withoutExpired drops the outside items that quote an expired turn's
+// words whole (a source that indexes the conversation would bring them
+// back), reusing items' storage.
+func (m *state) withoutExpired(items []Item) []Item {
+	if len(items) == 0 || m.exp == nil {
+		return items
+	}
+	var gone []string
+	for _, e := range m.exp.order[:m.exp.lapsed] {
+		if tt := &m.turns[e.turn]; tt.expired {
+			gone = append(gone, tt.Text)
+		}
+	}
+	if len(gone) == 0 {
+		return items
+	}
+	return slices.DeleteFunc(items, func(it Item) bool {
+		return slices.ContainsFunc(gone, func(text string) bool { return strings.Contains(it.Text, text) })
+	})
+}
