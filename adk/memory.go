@@ -33,6 +33,16 @@ type userMemory struct {
 	// added counts the turns appended from each session, so a session
 	// added again appends only what it gained.
 	added map[string]int
+	// entries caches each stretch's entry by its first turn, with the
+	// turn it ends before: a stretch only grows while it is the newest,
+	// so an entry is rendered again only when its end moved.
+	entries map[int]cachedEntry
+}
+
+type cachedEntry struct {
+	end   int
+	entry memory.Entry
+	ok    bool
 }
 
 var _ memory.Service = (*MemoryService)(nil)
@@ -50,7 +60,7 @@ func (s *MemoryService) user(k userKey, create bool) *userMemory {
 	defer s.mu.Unlock()
 	u, ok := s.users[k]
 	if !ok && create {
-		u = &userMemory{mem: byheart.New(s.opts), added: map[string]int{}}
+		u = &userMemory{mem: byheart.New(s.opts), added: map[string]int{}, entries: map[int]cachedEntry{}}
 		s.users[k] = u
 	}
 	return u
@@ -114,12 +124,19 @@ func (s *MemoryService) SearchMemory(ctx context.Context, req *memory.SearchRequ
 				break
 			}
 		}
-		entry, ok, err := s.entry(u.mem, first, end)
-		if err != nil {
-			return nil, err
+		c, cached := u.entries[first]
+		if !cached || c.end != end {
+			entry, ok, err := s.entry(u.mem, first, end)
+			if err != nil {
+				return nil, err
+			}
+			c = cachedEntry{end: end, entry: entry, ok: ok}
+			u.entries[first] = c
 		}
-		if ok {
-			res.Memories = append(res.Memories, entry)
+		if c.ok {
+			e := c.entry // a Content of its own, so a caller's change stays its own
+			e.Content = genai.NewContentFromText(e.Content.Parts[0].Text, genai.RoleUser)
+			res.Memories = append(res.Memories, e)
 		}
 	}
 	return res, nil
