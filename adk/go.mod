@@ -4,7 +4,19 @@ go 1.26.5
 
 require (
 	github.com/byheart/byheart v0.1.0
+	github.com/byheart/byheart/store/sqlite v0.1.0
 	google.golang.org/genai v1.66.0
+)
+
+require (
+	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/mattn/go-isatty v0.0.24 // indirect
+	github.com/ncruces/go-strftime v1.1.0 // indirect
+	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
+	modernc.org/libc v1.80.1 // indirect
+	modernc.org/mathutil v1.7.1 // indirect
+	modernc.org/memory v1.12.1 // indirect
+	modernc.org/sqlite v1.62.0 // indirect
 )
 
 require (
@@ -36,7 +48,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
 	golang.org/x/crypto v0.54.0 // indirect
 	golang.org/x/net v0.57.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.40.0 // indirect
 	google.golang.org/adk/v2 v2.2.0
 	google.golang.org/api v0.291.0 // indirect
@@ -47,4 +59,7 @@ require (
 	rsc.io/ordered v1.1.1 // indirect
 )
 
-replace github.com/byheart/byheart => ../
+replace (
+	github.com/byheart/byheart => ../
+	github.com/byheart/byheart/store/sqlite => ../store/sqlite
+)
