@@ -33,7 +33,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
 	golang.org/x/crypto v0.54.0 // indirect
 	golang.org/x/net v0.57.0 // indirect
-	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.40.0 // indirect
 	google.golang.org/api v0.291.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260724162435-b2f20204f0df // indirect
@@ -46,4 +46,5 @@ require (
 replace (
 	github.com/byheart/byheart => ../../
 	github.com/byheart/byheart/adk => ../../adk
+	github.com/byheart/byheart/store/sqlite => ../../store/sqlite
 )

@@ -76,9 +76,11 @@ func TestConsumerBuild(t *testing.T) {
 				served[core+"@"+version] = true
 			}
 			// A module of this repository that it requires (a benchmark
-			// requires the adapter it measures) is served from here too,
-			// as the release tags it beside the core.
-			for _, r := range mod.Require {
+			// requires the adapter it measures), or that one of those
+			// requires, is served from here too, as the release tags it
+			// beside the core.
+			for required := mod.Require; len(required) > 0; required = required[1:] {
+				r := required[0]
 				dir, ok := strings.CutPrefix(r.Path, core+"/")
 				if !ok || served[r.Path+"@"+r.Version] {
 					continue
@@ -88,6 +90,7 @@ func TestConsumerBuild(t *testing.T) {
 				}
 				serveModule(t, root, proxy, dir, r.Path, r.Version)
 				served[r.Path+"@"+r.Version] = true
+				required = append(required, goModule(t, goBin, filepath.Join(root, dir)).Require...)
 			}
 			work := copyModule(t, root, dir)
 			for _, r := range mod.Replace {
