@@ -79,7 +79,7 @@ func TestConsumerBuild(t *testing.T) {
 			// requires the adapter it measures), or that one of those
 			// requires, is served from here too, as the release tags it
 			// beside the core.
-			for required := mod.Require; len(required) > 0; required = required[1:] {
+			for required := slices.Clone(mod.Require); len(required) > 0; required = required[1:] {
 				r := required[0]
 				dir, ok := strings.CutPrefix(r.Path, core+"/")
 				if !ok || served[r.Path+"@"+r.Version] {
