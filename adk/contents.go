@@ -142,29 +142,23 @@ func turns(c *genai.Content, author string, when time.Time, sources Sources) ([]
 		switch {
 		case p == nil || p.Thought:
 		case p.FunctionCall != nil:
-			args := []byte("{}")
-			if len(p.FunctionCall.Args) > 0 {
-				var err error
-				if args, err = json.Marshal(p.FunctionCall.Args); err != nil {
-					return nil, fmt.Errorf("byheartadk: arguments of %s: %w", p.FunctionCall.Name, err)
-				}
+			args, err := object(p.FunctionCall.Args, "arguments", p.FunctionCall.Name)
+			if err != nil {
+				return nil, err
 			}
 			out = append(out, byheart.Turn{Role: byheart.ToolCall, Tool: p.FunctionCall.Name,
-				CallID: p.FunctionCall.ID, Text: string(args), Time: when})
+				CallID: p.FunctionCall.ID, Text: args, Time: when})
 		case p.FunctionResponse != nil:
-			text := []byte("{}")
-			if len(p.FunctionResponse.Response) > 0 {
-				var err error
-				if text, err = json.Marshal(p.FunctionResponse.Response); err != nil {
-					return nil, fmt.Errorf("byheartadk: response of %s: %w", p.FunctionResponse.Name, err)
-				}
+			text, err := object(p.FunctionResponse.Response, "response", p.FunctionResponse.Name)
+			if err != nil {
+				return nil, err
 			}
 			var src byheart.Source
 			if sources != nil {
 				src = sources(p.FunctionResponse)
 			}
 			out = append(out, byheart.Turn{Role: byheart.ToolResult, Tool: p.FunctionResponse.Name,
-				CallID: p.FunctionResponse.ID, Text: string(text), Source: src, Time: when})
+				CallID: p.FunctionResponse.ID, Text: text, Source: src, Time: when})
 		case strings.TrimSpace(p.Text) != "":
 			role := byheart.Assistant
 			if user {
@@ -174,4 +168,17 @@ func turns(c *genai.Content, author string, when time.Time, sources Sources) ([]
 		}
 	}
 	return out, nil
+}
+
+// object is a call's arguments or a response as the JSON byheart keeps,
+// "{}" for none; what and name say which, should it not marshal.
+func object(m map[string]any, what, name string) (string, error) {
+	if len(m) == 0 {
+		return "{}", nil
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		return "", fmt.Errorf("byheartadk: %s of %s: %w", what, name, err)
+	}
+	return string(data), nil
 }
