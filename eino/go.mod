@@ -4,7 +4,7 @@ go 1.24.4
 
 require (
 	github.com/byheart/byheart v0.1.0
-	github.com/cloudwego/eino v0.9.1
+	github.com/cloudwego/eino v0.9.12
 	github.com/stretchr/testify v1.12.1
 )
 
