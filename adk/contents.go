@@ -35,7 +35,8 @@ const clientCallID = "adk-"
 // content of function responses holds nothing else, as Gemini requires.
 // signatures, which may be nil, gives the thought signature to send back with
 // a call, by call id. A call's arguments that are not a JSON object are sent
-// as {"arguments": their text}.
+// as {"arguments": their text}. A composition that starts with the model is
+// opened by Opening, a user content.
 func Contents(res byheart.Result, signatures map[string][]byte) ([]*genai.Content, Breakpoint) {
 	pairs := res.Pairs()
 	bp := Breakpoint{Content: -1, Part: -1}
@@ -56,8 +57,19 @@ func Contents(res byheart.Result, signatures map[string][]byte) ([]*genai.Conten
 			k++
 		}
 	}
+	if len(out) > 0 && out[0].Role == genai.RoleModel {
+		out = append([]*genai.Content{genai.NewContentFromText(Opening, genai.RoleUser)}, out...)
+		if bp.Content >= 0 {
+			bp.Content++
+		}
+	}
 	return out, bp
 }
+
+// Opening is the user content placed first when a composition starts with
+// the model (its stretches did not reach back to the user's first words):
+// Gemini wants a conversation to open with the user.
+const Opening = "(The conversation so far begins with the assistant.)"
 
 // responses reports whether c is a content of function responses.
 func responses(c *genai.Content) bool {

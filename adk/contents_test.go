@@ -118,3 +118,15 @@ func TestArgumentsThatCannotBeKeptAreAnError(t *testing.T) {
 	err = mem.AddSessionToMemory(ctx, got.Session)
 	assert.ErrorContains(t, err, "arguments of f")
 }
+
+func TestACompositionStartingWithTheModelIsOpenedForTheUser(t *testing.T) {
+	res := byheart.Result{Messages: []byheart.Message{
+		{Role: byheart.Assistant, Parts: []byheart.Part{{Text: "Reply."}}},
+		{Role: byheart.User, Parts: []byheart.Part{{Text: "Question?"}}},
+	}, StableUpto: 1}
+	contents, bp := byheartadk.Contents(res, nil)
+	require.Len(t, contents, 3)
+	assert.Equal(t, genai.RoleUser, contents[0].Role)
+	assert.Equal(t, byheartadk.Opening, contents[0].Parts[0].Text)
+	assert.Equal(t, byheartadk.Breakpoint{Content: 2, Part: 0}, bp, "the breakpoint moves with the contents")
+}

@@ -148,10 +148,13 @@ func TestAgentRunIsComposedByByheart(t *testing.T) {
 		require.Equal(t, schema.System, req[0].Role, "request %d keeps the agent's instruction first", i)
 		assert.Equal(t, "You are a helpful assistant.", req[0].Content)
 		body := req[1:]
+		require.Equal(t, schema.User, body[0].Role, "request %d: the user speaks first, if only through the opening", i)
 
 		size := 0
 		for _, m := range body {
-			size += utf8.RuneCountInString(m.Content)
+			if m.Content != byhearteino.Opening { // the adapter's, outside the budget
+				size += utf8.RuneCountInString(m.Content)
+			}
 			for _, tc := range m.ToolCalls {
 				size += utf8.RuneCountInString(tc.Function.Arguments)
 			}

@@ -15,7 +15,8 @@ import (
 // each result that answers one a tool message with its call's id and tool,
 // whose content is the result framed with its source, marked UNVERIFIED
 // when that is not authenticated. A call or result without its partner is
-// sent as its framed text. stable is the index of the message holding part
+// sent as its framed text. A composition that starts with the assistant is
+// opened by Opening. stable is the index of the message holding part
 // Result.StableUpto, where a cache breakpoint goes, or -1.
 func Messages(res byheart.Result) (msgs []*schema.Message, stable int) {
 	pairs := res.Pairs()
@@ -50,8 +51,20 @@ func Messages(res byheart.Result) (msgs []*schema.Message, stable int) {
 			k++
 		}
 	}
+	if len(msgs) > 0 && msgs[0].Role == schema.Assistant {
+		msgs = append([]*schema.Message{{Role: schema.User, Content: Opening}}, msgs...)
+		if stable >= 0 {
+			stable++
+		}
+	}
 	return msgs, stable
 }
+
+// Opening is the user message placed first when a composition starts with
+// the assistant (its stretches did not reach back to the user's first
+// words): Claude's API, and Eino's Claude model, want the first message to
+// be the user's.
+const Opening = "(The conversation so far begins with the assistant.)"
 
 // appendMessages appends an agent's messages as byheart turns: user and
 // assistant text, an assistant's tool calls, tool messages as results
