@@ -84,7 +84,7 @@ func TestClaudesBreakpointLandsOnTheStablePart(t *testing.T) {
 	require.NoError(t, err)
 	var stable []*schema.Message
 	mw := byhearteino.New(byhearteino.Config{
-		Breakpoint: claude.SetMessageBreakpoint,
+		Breakpoint: func(m *schema.Message) *schema.Message { return claude.SetMessageCacheControl(m, nil) },
 		Composed: func(_ context.Context, res byheart.Result) {
 			msgs, i := byhearteino.Messages(res)
 			stable = append(stable, msgs[i])

@@ -34,9 +34,9 @@ var ErrNoMemory = errors.New("byhearteino: no memory in the run's context: use W
 type Config struct {
 	// Breakpoint, when set, marks the message that ends byheart's stable
 	// prefix (Result.StableUpto) as a prompt-cache breakpoint. For Eino's
-	// Claude model (eino-ext/components/model/claude) pass
-	// claude.SetMessageBreakpoint, or a function calling
-	// claude.SetMessageCacheControl for a longer TTL. Models that cache
+	// Claude model (eino-ext/components/model/claude) pass a function
+	// returning claude.SetMessageCacheControl(msg, nil), or with a
+	// CacheControl for a longer TTL. Models that cache
 	// prefixes by themselves (OpenAI, Gemini, DeepSeek) need none: the
 	// prefix repeats byte for byte between rebuilds.
 	Breakpoint func(*schema.Message) *schema.Message

@@ -74,8 +74,8 @@ func (e echo) Stream(ctx context.Context, in []*schema.Message, opts ...model.Op
 // byheart store, so a restart or another replica picks each up where it
 // was: SQLite through github.com/byheart/byheart/store/sqlite
 // (sqlite.Open(ctx, "conversations.db", sqlite.Options{})), or PostgreSQL
-// through store/postgres. With Eino's Claude model, pass
-// Config{Breakpoint: claude.SetMessageBreakpoint} to New.
+// through store/postgres. With Eino's Claude model, give New a
+// Config.Breakpoint that returns claude.SetMessageCacheControl(msg, nil).
 func answer(ctx context.Context, st store.Store, runner *adk.Runner, scope store.Scope, question string) (string, error) {
 	for range 3 {
 		conv, err := store.Open(ctx, st, scope, byheart.Options{})
