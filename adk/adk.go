@@ -117,6 +117,16 @@ func (m *Memories) Do(ctx context.Context, app, user, sessionID string, f func(*
 	return m.do(ctx, key{app, user, sessionID}, func(mem *byheart.Memory, _ *entry) error { return f(mem) })
 }
 
+// Forget drops what m keeps in this process for a session: its memory when
+// there is no Store (gone for good), and its thought signatures. Over a
+// Store the memory stays stored. A server calls it when a session ends, so
+// the process does not keep every session it ever saw.
+func (m *Memories) Forget(app, user, sessionID string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.keys, key{app, user, sessionID})
+}
+
 func (m *Memories) entry(k key) *entry {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -69,3 +69,17 @@ func TestAStoreKeepsASessionAcrossRestarts(t *testing.T) {
 		byheart.ToolResult, byheart.ToolResult, byheart.Assistant, byheart.User, byheart.Assistant}, roles,
 		"every event once, in order")
 }
+
+func TestForgetDropsAnInProcessSession(t *testing.T) {
+	ctx := context.Background()
+	m := byheartadk.New(byheartadk.Config{})
+	require.NoError(t, m.Do(ctx, "app", "u1", "s1", func(mem *byheart.Memory) error {
+		_, err := mem.Append(byheart.User, "remember the beagle")
+		return err
+	}))
+	m.Forget("app", "u1", "s1")
+	require.NoError(t, m.Do(ctx, "app", "u1", "s1", func(mem *byheart.Memory) error {
+		assert.Zero(t, mem.Len(), "a forgotten session starts empty")
+		return nil
+	}))
+}
