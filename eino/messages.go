@@ -2,6 +2,7 @@ package byhearteino
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/byheart/byheart"
@@ -77,11 +78,11 @@ func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*s
 		}
 		switch msg.Role {
 		case schema.User:
-			if err := appendText(mem, byheart.User, msg.Content); err != nil {
+			if err := appendText(mem, byheart.User, text(msg)); err != nil {
 				return err
 			}
 		case schema.Assistant:
-			if err := appendText(mem, byheart.Assistant, msg.Content); err != nil {
+			if err := appendText(mem, byheart.Assistant, text(msg)); err != nil {
 				return err
 			}
 			for _, tc := range msg.ToolCalls {
@@ -98,7 +99,7 @@ func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*s
 			if sources != nil {
 				src = sources(msg)
 			}
-			text := msg.Content
+			text := text(msg)
 			if text == "" {
 				text = "(no output)"
 			}
@@ -115,6 +116,23 @@ func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*s
 		}
 	}
 	return nil
+}
+
+// text is a message's text: its content, then the text parts of its
+// multi-part content, one paragraph each. Images and files are left out.
+func text(msg *schema.Message) string {
+	parts := []string{msg.Content}
+	for _, p := range msg.UserInputMultiContent {
+		parts = append(parts, p.Text)
+	}
+	for _, p := range msg.MultiContent {
+		parts = append(parts, p.Text)
+	}
+	for _, p := range msg.AssistantGenMultiContent {
+		parts = append(parts, p.Text)
+	}
+	parts = slices.DeleteFunc(parts, func(s string) bool { return strings.TrimSpace(s) == "" })
+	return strings.Join(parts, "\n\n")
 }
 
 func appendText(mem *byheart.Memory, role byheart.Role, text string) error {

@@ -65,3 +65,16 @@ func TestMessages(t *testing.T) {
 		})
 	}
 }
+
+func TestAMultiPartMessageIsKeptAsItsText(t *testing.T) {
+	mem := byheart.New(byheart.Options{})
+	agentMessages := []*schema.Message{{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{
+		{Type: schema.ChatMessagePartTypeText, Text: "What is in this picture?"},
+		{Type: schema.ChatMessagePartTypeImageURL, Image: &schema.MessageInputImage{}},
+		{Type: schema.ChatMessagePartTypeText, Text: "It is from Tuesday."},
+	}}}
+	require.NoError(t, byhearteino.AppendMessages(mem, agentMessages, nil))
+	turn, err := mem.Turn(0)
+	require.NoError(t, err)
+	assert.Equal(t, "What is in this picture?\n\nIt is from Tuesday.", turn.Text)
+}
