@@ -295,3 +295,41 @@ func TestUnverifiedResponsesAreFramedWithTheirSource(t *testing.T) {
 	assert.Contains(t, page, "UNVERIFIED")
 	assert.Contains(t, page, poison, "without quarantine the page is quoted, framed")
 }
+
+// TestSessionsNeverSeeEachOther runs two users' sessions at once through
+// one plugin: every request holds one session's words only.
+func TestSessionsNeverSeeEachOther(t *testing.T) {
+	rec := &recorder{}
+	a, err := llmagent.New(llmagent.Config{Name: "helper", Model: rec, Tools: tools(t)})
+	require.NoError(t, err)
+	r, err := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: session.InMemoryService(), AutoCreateSession: true,
+		PluginConfig: runner.PluginConfig{Plugins: []*plugin.Plugin{byheartadk.Plugin(byheartadk.Config{Options: byheart.Options{Budget: 1500}})}}})
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	for _, word := range []string{"alpha", "beta"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 8 {
+				msg := genai.NewContentFromText(fmt.Sprintf("Message %d from %s about the %s garden", i, word, word), genai.RoleUser)
+				for _, err := range r.Run(context.Background(), "user-"+word, "session-"+word, msg, agent.RunConfig{}) {
+					if err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Len(t, rec.requests, 16)
+	for i, req := range rec.requests {
+		all := strings.Join(flat(req), "\n")
+		assert.NotEqual(t, strings.Contains(all, "alpha"), strings.Contains(all, "beta"), "request %d holds one session's words", i)
+	}
+}
