@@ -96,22 +96,7 @@ func TestClaudesBreakpointLandsOnTheStablePart(t *testing.T) {
 		Handlers:    []adk.ChatModelAgentMiddleware{mw},
 	})
 	require.NoError(t, err)
-	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent})
-	mem := byheart.New(byheart.Options{Budget: 1500})
-	for i := range 12 {
-		text := fmt.Sprintf("Message %d: the garden, the %d roses and the fence that needs painting.", i, i)
-		if i%3 == 2 {
-			text = fmt.Sprintf("Message %d: what is the weather in Paris?", i)
-		}
-		events := runner.Query(byhearteino.WithMemory(ctx, mem), text)
-		for {
-			ev, ok := events.Next()
-			if !ok {
-				break
-			}
-			require.NoError(t, ev.Err)
-		}
-	}
+	talk(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}), byheart.New(byheart.Options{Budget: 1500}), 12, 3)
 	require.Len(t, api.requests, len(stable))
 	require.Greater(t, len(api.requests), 12)
 	for i, req := range api.requests {

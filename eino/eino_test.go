@@ -107,10 +107,20 @@ func run(t *testing.T, mem *byheart.Memory, cfg byhearteino.Config, turns int) (
 		Handlers: []adk.ChatModelAgentMiddleware{byhearteino.New(cfg)},
 	})
 	require.NoError(t, err)
-	runner := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent})
+	talk(t, adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent}), mem, turns, 4)
+	require.Len(t, composed, len(rec.requests), "every model call was composed by byheart")
+	return rec, composed
+}
+
+// talk runs turns plain Runner runs on mem, each with the user's new
+// message only: a question about the weather every every-th, small talk
+// between.
+func talk(t *testing.T, runner *adk.Runner, mem *byheart.Memory, turns, every int) {
+	t.Helper()
+	ctx := context.Background()
 	for i := range turns {
 		text := fmt.Sprintf("Message %d: we talked about the garden, the %d roses and the fence that needs painting before spring.", i, i)
-		if i%4 == 3 {
+		if i%every == every-1 {
 			text = fmt.Sprintf("Message %d: what is the weather in Paris, and what does the travel page say?", i)
 		}
 		events := runner.Query(byhearteino.WithMemory(ctx, mem), text)
@@ -122,8 +132,6 @@ func run(t *testing.T, mem *byheart.Memory, cfg byhearteino.Config, turns int) (
 			require.NoError(t, ev.Err)
 		}
 	}
-	require.Len(t, composed, len(rec.requests), "every model call was composed by byheart")
-	return rec, composed
 }
 
 func flat(req []*schema.Message) []string {
