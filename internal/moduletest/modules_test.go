@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -46,10 +47,11 @@ func TestNestedModules(t *testing.T) {
 // BYHEART_MODULES=1 in the environment, as .ci/run and scripts/release set.
 //
 // The proxy is a directory (GOPROXY=file://...) holding the core at that
-// version: from its git tag when the tag exists here, and otherwise from this
-// working tree, which is what the release script tags next. Every other
-// module comes from the local module cache, or from the usual proxy when it
-// is not there.
+// version, and any other module of this repository the module requires (a
+// benchmark requires the adapter it measures) at the version it requires:
+// from its git tag when the tag exists here, and otherwise from this working
+// tree, which is what the release script tags next. Every other module comes
+// from the local module cache, or from the usual proxy when it is not there.
 func TestConsumerBuild(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the consumer build is tested without -short")
@@ -76,9 +78,26 @@ func TestConsumerBuild(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !served[version] {
-				serveCore(t, root, proxy, core, version)
-				served[version] = true
+			if !served[core+"@"+version] {
+				serveModule(t, root, proxy, ".", core, version)
+				served[core+"@"+version] = true
+			}
+			// A module of this repository that it requires (a benchmark
+			// requires the adapter it measures), or that one of those
+			// requires, is served from here too, as the release tags it
+			// beside the core.
+			for required := slices.Clone(mod.Require); len(required) > 0; required = required[1:] {
+				r := required[0]
+				dir, ok := strings.CutPrefix(r.Path, core+"/")
+				if !ok || served[r.Path+"@"+r.Version] {
+					continue
+				}
+				if !slices.Contains(nestedModules(t, root), dir) {
+					t.Fatalf("%s requires %s, which is no module of this repository", mod.Module.Path, r.Path)
+				}
+				serveModule(t, root, proxy, dir, r.Path, r.Version)
+				served[r.Path+"@"+r.Version] = true
+				required = append(required, goModule(t, goBin, filepath.Join(root, dir)).Require...)
 			}
 			work := copyModule(t, root, dir)
 			for _, r := range mod.Replace {
@@ -157,30 +176,36 @@ func requiredVersion(mod goMod, core string) (string, error) {
 // generator run by developers: a consumer of the core never builds it.
 var errNoCore = errors.New("no core")
 
-// serveCore puts the core at version into the proxy, from its tag when the
-// tag exists and from the working tree otherwise.
-func serveCore(t *testing.T, root, proxy, core, version string) {
+// serveModule puts the module modPath, held in dir ("." for the core), at
+// version into the proxy: from its tag (version for the core, dir/version
+// for a nested module) when the tag exists, and from the working tree
+// otherwise.
+func serveModule(t *testing.T, root, proxy, dir, modPath, version string) {
 	t.Helper()
 	var files []file
 	var err error
 	when := time.Now()
-	tag := exec.Command("git", "rev-parse", "-q", "--verify", "refs/tags/"+version+"^{commit}")
-	tag.Dir = root
-	if tag.Run() == nil {
-		t.Logf("the core at tag %s", version)
-		files, err = gitFiles(root, version)
-		if out, err := exec.Command("git", "-C", root, "log", "-1", "--format=%cI", version).Output(); err == nil {
+	tag := version
+	if dir != "." {
+		tag = dir + "/" + version
+	}
+	rev := exec.Command("git", "rev-parse", "-q", "--verify", "refs/tags/"+tag+"^{commit}")
+	rev.Dir = root
+	if rev.Run() == nil {
+		t.Logf("%s at tag %s", modPath, tag)
+		files, err = gitFiles(root, tag)
+		if out, err := exec.Command("git", "-C", root, "log", "-1", "--format=%cI", tag).Output(); err == nil {
 			when, _ = time.Parse(time.RFC3339, strings.TrimSpace(string(out)))
 		}
 	} else {
-		t.Logf("no tag %s here: the core from this working tree, as the release script would tag it", version)
-		files, err = worktreeFiles(root, ".")
+		t.Logf("no tag %s here: %s from this working tree, as the release script would tag it", tag, modPath)
+		files, err = worktreeFiles(root, dir)
 	}
 	if err == nil {
-		files, err = rootModule(files)
+		files, err = rootModule(subtree(files, dir))
 	}
 	if err == nil {
-		err = writeProxy(proxy, core, version, files, when)
+		err = writeProxy(proxy, modPath, version, files, when)
 	}
 	if err != nil {
 		t.Fatal(err)

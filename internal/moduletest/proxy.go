@@ -87,6 +87,20 @@ func worktreeFiles(root, dir string) ([]file, error) {
 	return files, nil
 }
 
+// subtree keeps the files under dir ("." for all), named from dir.
+func subtree(files []file, dir string) []file {
+	if dir == "." {
+		return files
+	}
+	var out []file
+	for _, f := range files {
+		if name, ok := strings.CutPrefix(f.name, dir+"/"); ok {
+			out = append(out, file{name: name, data: f.data})
+		}
+	}
+	return out
+}
+
 // rootModule keeps the files that belong to the module at the repository
 // root, as the go command zips a module: a directory holding a go.mod of
 // its own is another module and is left out with everything under it.

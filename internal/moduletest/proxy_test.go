@@ -95,3 +95,10 @@ func TestWriteProxyLaysOutOneVersion(t *testing.T) {
 
 	assert.Error(t, writeProxy(dir, "example.com/n", "v0.1.0", files[1:], when), "a module without go.mod")
 }
+
+func TestSubtreeNamesFilesFromTheirModule(t *testing.T) {
+	in := []file{{name: "go.mod"}, {name: "adk/go.mod"}, {name: "adk/adk.go"}, {name: "adkx/a.go"}, {name: "bench/adk/main.go"}}
+	assert.Equal(t, []string{"go.mod", "adk.go"}, names(subtree(in, "adk")))
+	assert.Equal(t, []string{"main.go"}, names(subtree(in, "bench/adk")))
+	assert.Equal(t, names(in), names(subtree(in, ".")))
+}

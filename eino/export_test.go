@@ -1,0 +1,5 @@
+package byhearteino
+
+// AppendMessages lets the external tests append an agent's messages as the
+// middleware does.
+var AppendMessages = appendMessages
