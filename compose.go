@@ -3,7 +3,6 @@ package byheart
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -52,6 +51,10 @@ type Result struct {
 	// the Result is complete: the composition went on without outside
 	// material.
 	ExternalErr error `json:"-"`
+	// Outside says, for each item the External source offered, whether
+	// rule 4 admitted it, what it was compared against, and whether it
+	// reached the context; nil when no item was offered.
+	Outside []Admission `json:"outside,omitempty"`
 }
 
 // Message is one provider message: a role and its text parts. Its role is
@@ -181,11 +184,13 @@ const (
 // A turn left out of the context is not lost: it stays whole in the Memory,
 // indexed, returned by Turn and written by ToJSON.
 //
-// When Options.External is set, it is asked for material first. The
-// material is admitted only if its best item outscores the conversation's
-// best stretch (plus ExternalMargin), both scored with one index; admitted
-// items go after StableUpto and before the query, framed as outside
-// reference that is not instructions. The source gets at most half the
+// When Options.External is set, it is asked for material first. An item
+// is admitted when it adds what the composed context lacks, compared like
+// with like: its score plus ExternalMargin must beat the conversation's
+// best window of the item's own length, both scored with one index (see
+// Comparison); Result.Outside says what each item met. Admitted items go
+// after StableUpto and before the query, framed as outside reference that
+// is not instructions. The source gets at most half the
 // time left on ctx, so the conversation keeps the other half. If it fails,
 // panics or runs out of time, or the Retriever cannot score its items, the
 // Result comes back complete without it and Result.ExternalErr says why.
@@ -283,17 +288,18 @@ func (m *Memory) composeCall(ctx context.Context, query string, when time.Time, 
 		m.mu.Unlock()
 	}
 	var items []Item
+	var from []int
 	var extErr error
 	if m.opt.External != nil {
 		ectx, cancel := externalContext(ctx)
-		items, extErr = fetch(ectx, m.opt.External, query)
+		items, from, extErr = fetch(ectx, m.opt.External, query)
 		cancel()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.ix.stop, m.ix.stopped = ctx.Done(), false
 	m.asked = when
-	r, err := m.compose(ctx, query, items, cont)
+	r, err := m.compose(ctx, query, items, from, cont)
 	m.ix.stop, m.asked, m.called = nil, time.Time{}, when
 	if err != nil {
 		return Result{}, err
@@ -323,19 +329,20 @@ func externalContext(ctx context.Context) (context.Context, context.CancelFunc) 
 }
 
 // fetch asks the External source for items, turning a panic or a call that
-// outlives ctx into an error and dropping items with no usable text.
-func fetch(ctx context.Context, src External, query string) ([]Item, error) {
+// outlives ctx into an error and dropping items with no usable text; from
+// holds each kept item's index in what the source returned.
+func fetch(ctx context.Context, src External, query string) (items []Item, from []int, err error) {
 	got, err := guarded(ctx, func() ([]Item, error) { return src.Fetch(ctx, query) })
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrExternal, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrExternal, err)
 	}
-	items := got[:0:0]
-	for _, it := range got {
+	for i, it := range got {
 		if strings.TrimSpace(it.Text) != "" && utf8.ValidString(it.Text) {
 			items = append(items, it)
+			from = append(from, i)
 		}
 	}
-	return items, nil
+	return items, from, nil
 }
 
 // layout is a composition under construction: every part in order, with
@@ -376,11 +383,11 @@ func (l *layout) messages() []Message {
 	return out
 }
 
-func (m *state) compose(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
+func (m *state) compose(ctx context.Context, query string, items []Item, from []int, cont bool) (Result, error) {
 	if m.broken != nil {
 		return Result{}, m.broken
 	}
-	r, err := m.layOut(ctx, query, items, cont)
+	r, err := m.layOut(ctx, query, items, from, cont)
 	if err != nil {
 		return Result{}, err
 	}
@@ -400,8 +407,9 @@ func (m *state) drop(why Rebuild) {
 	}
 }
 
-// layOut composes the context for query and the outside material items.
-func (m *state) layOut(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
+// layOut composes the context for query and the outside material items,
+// from being their indices in what the source returned.
+func (m *state) layOut(ctx context.Context, query string, items []Item, from []int, cont bool) (Result, error) {
 	budget := m.opt.Budget
 	m.from = len(m.turns)
 	if cont {
@@ -412,9 +420,10 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, cont boo
 	if err != nil {
 		return Result{}, err
 	}
-	admitted := m.admit(w)
 	var l layout
 	var r Result
+	var admitted []int
+	r.Outside, admitted = m.admit(items, from, w)
 	var ext string
 	var extSize int
 	if m.total <= budget {
@@ -432,7 +441,7 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, cont boo
 		if m.opt.Stability < 0 && len(admitted) > 0 {
 			// One-shot use fills the whole budget, so outside material
 			// that earned its place must be set aside first.
-			ext, extSize = m.renderExternal(items, admitted, (budget-m.tailCost(m.cut()))/2)
+			ext, extSize = m.renderExternal(items, admitted, r.Outside, (budget-m.tailCost(m.cut()))/2)
 			reserve = extSize
 		}
 		r.Rebuild, r.Recalled = m.reselect(rk, reserve)
@@ -442,7 +451,7 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, cont boo
 	}
 	r.StableUpto = len(l.parts) - 1
 	if len(admitted) > 0 && ext == "" {
-		ext, extSize = m.renderExternal(items, admitted, budget-l.size)
+		ext, extSize = m.renderExternal(items, admitted, r.Outside, budget-l.size)
 	}
 	if ext != "" {
 		l.add(PartOutside, ext, extSize)
@@ -711,22 +720,10 @@ func (m *state) renderBlock(keys, ends []int, header string) (string, int) {
 	return b.String(), size
 }
 
-// admit returns the outside items admitted, best first: those that
-// outscore the conversation's best stretch, less the margin.
-func (m *state) admit(w weighing) []int {
-	var order []int
-	for i, s := range w.scores {
-		if s > 0 && s+m.opt.ExternalMargin > w.best {
-			order = append(order, i)
-		}
-	}
-	sort.SliceStable(order, func(a, b int) bool { return w.scores[order[a]] > w.scores[order[b]] })
-	return order
-}
-
 // renderExternal frames the admitted items that fit in room, in the
-// budget's unit; "" when none does.
-func (m *state) renderExternal(items []Item, admitted []int, room int) (string, int) {
+// budget's unit, and marks them sent in their admissions; "" when none
+// fits.
+func (m *state) renderExternal(items []Item, admitted []int, adm []Admission, room int) (string, int) {
 	room -= m.meter.external
 	size := m.meter.external
 	var entries []string
@@ -736,6 +733,7 @@ func (m *state) renderExternal(items []Item, admitted []int, room int) (string, 
 			room -= n
 			size += n
 			entries = append(entries, e)
+			adm[i].Sent = true
 		}
 	}
 	if len(entries) == 0 {

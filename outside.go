@@ -1,0 +1,306 @@
+package byheart
+
+import (
+	"sort"
+)
+
+// Comparison is what rule 4 sets an offered item against when it decides
+// whether the item adds what the conversation lacks (Options.ExternalCompare).
+// Each form compares like with like on one scale, never with a threshold.
+type Comparison int
+
+const (
+	// CompareWindow, the default, sets an item's BM25 score against the
+	// conversation's best window of the item's own length in terms, scored
+	// as a document of that length on the same idf table. A turn-sized item
+	// meets a turn-sized stretch of the conversation, a page-sized one a
+	// page: length alone cannot win the comparison for either side.
+	CompareWindow Comparison = iota
+	// CompareCoverage sets the share of the query's weight (the idf of its
+	// distinct terms) that the item holds against the share the
+	// conversation's best window of the item's length holds: how many of
+	// the question's words, weighted by rarity, each side answers, however
+	// often it repeats them.
+	CompareCoverage
+	// CompareStretch sets an item's BM25 score against the conversation's
+	// best stretch, whatever their lengths: rule 4's first form, kept so it
+	// can be measured beside the others. A stretch of a thousand characters
+	// matches more of a query than a turn of a hundred because it is longer,
+	// so it keeps out most turn-sized items the conversation lacks.
+	CompareStretch
+)
+
+// Admission is rule 4's decision on one item an External source offered,
+// with what it was compared against, so a caller can log why the item was
+// or was not sent.
+type Admission struct {
+	// Item is the item's index in what Fetch returned. Items with no usable
+	// text (blank, or not valid UTF-8) are never weighed and have no
+	// Admission.
+	Item int `json:"item"`
+	// Source is the item's Source.
+	Source string `json:"source"`
+	// Score is the item's score for the query: a BM25 score, or under
+	// CompareCoverage the share of the query's weight it holds (0 to 1).
+	// With a Retriever it is the Retriever's score.
+	Score float64 `json:"score"`
+	// Against is what the item was compared with, in Score's unit: the
+	// score of the conversation's best window of the item's length (its
+	// best stretch under CompareStretch or with a Retriever); 0 when the
+	// conversation holds none of the query's terms.
+	Against float64 `json:"against"`
+	// Turn is the first turn of that window or stretch, -1 when there is
+	// none.
+	Turn int `json:"turn"`
+	// Admitted reports that the item matched the query (Score > 0) and
+	// Score + Options.ExternalMargin > Against.
+	Admitted bool `json:"admitted"`
+	// Sent reports that the item reached the context: it was admitted and
+	// fitted the room left in the budget.
+	Sent bool `json:"sent"`
+}
+
+// admit decides on every weighed item and returns the admissions, in the
+// items' order, with the indices of the admitted ones, best first.
+func (m *state) admit(items []Item, from []int, w weighing) ([]Admission, []int) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	out := make([]Admission, len(items))
+	var order []int
+	for i := range items {
+		a := Admission{Item: from[i], Source: items[i].Source, Turn: -1}
+		if w.scores != nil && w.err == nil {
+			a.Score, a.Against, a.Turn = w.scores[i], w.against[i], w.turns[i]
+			a.Admitted = a.Score > 0 && a.Score+m.opt.ExternalMargin > a.Against
+		}
+		if a.Admitted {
+			order = append(order, i)
+		}
+		out[i] = a
+	}
+	sort.SliceStable(order, func(a, b int) bool { return w.scores[order[a]] > w.scores[order[b]] })
+	return out, order
+}
+
+// window is one stretch of the conversation as the window comparisons read
+// it: where each of the query's terms occurs in its terms.
+type window struct {
+	length int     // terms in the stretch
+	pos    []int32 // the position of each occurrence of a query term, ascending
+	term   []int32 // which query term occurs there
+	turn   []int32 // and in which turn
+	first  int     // the stretch's first turn
+}
+
+// windows finds, for each outside item (given as its terms), what the
+// chosen comparison sets it against: the score of the conversation's best
+// window of the item's length and that window's first turn, for the query
+// q on corpus c. Stretches are read in the order of what any window of
+// theirs could score at most, and only until that bound cannot beat the
+// best window found, so a long conversation is read only where the query's
+// terms gather.
+func (m *state) windows(c corpus, q []qterm, extra [][]string, coverage bool) ([]float64, []int) {
+	ix := m.ix
+	weight := make([]float64, len(q))
+	total := 0.0
+	for j, t := range q {
+		weight[j] = ix.idf(c, t)
+		total += weight[j]
+	}
+	// Which stretches hold a query term, one per distinct text.
+	scores := make([]float64, len(ix.slots))
+	_, touched := ix.score(c, q, scores, nil)
+	held := make(map[int32]int, len(touched))
+	for _, s := range touched {
+		held[s] = -1
+	}
+	var cands []int // stretches, the open one included
+	for s := range m.str {
+		slot := m.str[s].slot
+		if slot < 0 {
+			cands = append(cands, s)
+			continue
+		}
+		if first, ok := held[slot]; ok && first < 0 {
+			held[slot] = s
+			cands = append(cands, s)
+		}
+	}
+	read := make(map[int]*window, len(cands))
+	bounds := make([]float64, len(cands))
+	order := make([]int, len(cands))
+	against := make([]float64, len(extra))
+	turns := make([]int, len(extra))
+	for i, doc := range extra {
+		turns[i] = -1
+		n := max(len(doc), 1)
+		for k, s := range cands {
+			order[k] = k
+			bounds[k] = m.windowBound(c, q, weight, s, n, coverage, read)
+		}
+		sort.SliceStable(order, func(a, b int) bool { return bounds[order[a]] > bounds[order[b]] })
+		best := 0.0
+		for _, k := range order {
+			if bounds[k] <= best || ix.halted(0) {
+				break
+			}
+			w := read[cands[k]]
+			if w == nil {
+				w = m.readWindow(q, cands[k])
+				read[cands[k]] = w
+			}
+			if v, t := w.best(c, weight, n, coverage); v > best {
+				best, turns[i] = v, t
+			}
+		}
+		against[i] = best
+		if coverage && total > 0 {
+			against[i] = best / total
+		}
+	}
+	return against, turns
+}
+
+// windowBound is the most any window of n terms in stretch s can score:
+// each query term it holds at its stretch's frequency, capped at n, in a
+// document no longer than the stretch. The open stretch, not in the
+// postings, is read whole: its best window is the bound.
+func (m *state) windowBound(c corpus, q []qterm, weight []float64, s, n int, coverage bool, read map[int]*window) float64 {
+	slot := m.str[s].slot
+	if slot < 0 {
+		w := read[s]
+		if w == nil {
+			w = m.readWindow(q, s)
+			read[s] = w
+		}
+		v, _ := w.best(c, weight, n, coverage)
+		return v
+	}
+	dl := float64(min(int(m.ix.lens[slot]), n))
+	bound := 0.0
+	for j, t := range q {
+		if t.id == noTerm {
+			continue
+		}
+		tf := m.ix.tf(t.id, slot)
+		switch {
+		case tf == 0:
+		case coverage:
+			bound += weight[j]
+		default:
+			bound += termScore(weight[j], float64(min(int(tf), n)), dl, c.avgdl)
+		}
+	}
+	return bound
+}
+
+// readWindow tokenizes stretch s as the index did and notes where the query's
+// terms occur in it.
+func (m *state) readWindow(q []qterm, s int) *window {
+	at := make(map[string]int32, len(q))
+	for j, t := range q {
+		at[t.text] = int32(j)
+	}
+	a, b := m.str[s].start, m.stretchEnd(s)
+	w := &window{first: a}
+	var tk tokenizer
+	t := a
+	m.pieces(a, b, a)(func(p string) {
+		tk.each(p, func(term []byte) {
+			if j, ok := at[string(term)]; ok {
+				w.pos = append(w.pos, int32(w.length))
+				w.term = append(w.term, j)
+				w.turn = append(w.turn, int32(t))
+			}
+			w.length++
+		})
+		t++
+	})
+	return w
+}
+
+// best returns the best score of a window of n terms in w, and the turn it
+// starts in. Every window starts at an occurrence of a query term, or holds
+// no more than one that does.
+func (w *window) best(c corpus, weight []float64, n int, coverage bool) (float64, int) {
+	dl := float64(min(w.length, n))
+	tf := make([]int, len(weight))
+	best, turn := 0.0, w.first
+	end := 0
+	for i := range w.pos {
+		for end < len(w.pos) && w.pos[end] < w.pos[i]+int32(n) {
+			tf[w.term[end]]++
+			end++
+		}
+		v := 0.0
+		for j, f := range tf {
+			switch {
+			case f == 0:
+			case coverage:
+				v += weight[j]
+			default:
+				v += termScore(weight[j], float64(f), dl, c.avgdl)
+			}
+		}
+		if v > best {
+			best, turn = v, int(w.turn[i])
+		}
+		tf[w.term[i]]--
+	}
+	return best, turn
+}
+
+// uniform is one thing to compare against for each of n items: v, starting at
+// turn.
+func uniform(v float64, turn, n int) ([]float64, []int) {
+	against, turns := make([]float64, n), make([]int, n)
+	for i := range against {
+		against[i], turns[i] = v, turn
+	}
+	return against, turns
+}
+
+// bestStretch returns the first turn of the stretch that scores best for
+// the query q on corpus c, the open one included; -1 when none matches.
+func (m *state) bestStretch(c corpus, q []qterm) int {
+	scores := make([]float64, len(m.ix.slots))
+	open, _ := m.ix.score(c, q, scores, nil)
+	best, first := 0.0, -1
+	for s := range m.str {
+		v := open
+		if slot := m.str[s].slot; slot >= 0 {
+			v = scores[slot]
+		}
+		if v > best {
+			best, first = v, m.str[s].start
+		}
+	}
+	return first
+}
+
+// coverage returns the share of the query's weight, the idf of its
+// distinct terms on corpus c, that each document (given as its terms) holds.
+func coverage(ix *index, c corpus, q []qterm, docs [][]string) []float64 {
+	weight := make(map[string]float64, len(q))
+	total := 0.0
+	for _, t := range q {
+		weight[t.text] = ix.idf(c, t)
+		total += weight[t.text]
+	}
+	out := make([]float64, len(docs))
+	if total == 0 {
+		return out
+	}
+	seen := make(map[string]bool)
+	for i, doc := range docs {
+		clear(seen)
+		for _, x := range doc {
+			if w, ok := weight[x]; ok && !seen[x] {
+				seen[x] = true
+				out[i] += w / total
+			}
+		}
+	}
+	return out
+}
