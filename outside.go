@@ -1,6 +1,7 @@
 package byheart
 
 import (
+	"slices"
 	"sort"
 )
 
@@ -22,6 +23,11 @@ const (
 	// the question's words, weighted by rarity, each side answers, however
 	// often it repeats them.
 	CompareCoverage
+	// CompareItemTerms is CompareWindow on the query terms the item holds
+	// alone: the conversation's window must say as much about what the
+	// item is about, and cannot win on a query term, such as the name of
+	// the person asked about, that the item never mentions.
+	CompareItemTerms
 	// CompareStretch sets an item's BM25 score against the conversation's
 	// best stretch, whatever their lengths: rule 4's first form, kept so it
 	// can be measured beside the others. A stretch of a thousand characters
@@ -84,12 +90,12 @@ func (m *state) admit(items []Item, from []int, w weighing) ([]Admission, []int)
 }
 
 // window is one stretch of the conversation as the window comparisons read
-// it: where each of the query's terms occurs in its terms.
+// it: where each of its turns starts and where the query's terms occur,
+// counted in terms.
 type window struct {
-	length int     // terms in the stretch
+	starts []int32 // the first term of each turn, and the stretch's length last
 	pos    []int32 // the position of each occurrence of a query term, ascending
 	term   []int32 // which query term occurs there
-	turn   []int32 // and in which turn
 	first  int     // the stretch's first turn
 }
 
@@ -100,14 +106,16 @@ type window struct {
 // theirs could score at most, and only until that bound cannot beat the
 // best window found, so a long conversation is read only where the query's
 // terms gather.
-func (m *state) windows(c corpus, q []qterm, extra [][]string, coverage bool) ([]float64, []int) {
+func (m *state) windows(c corpus, q []qterm, extra [][]string, cmp Comparison) ([]float64, []int) {
+	coverage := cmp == CompareCoverage
 	ix := m.ix
-	weight := make([]float64, len(q))
+	all := make([]float64, len(q))
 	total := 0.0
 	for j, t := range q {
-		weight[j] = ix.idf(c, t)
-		total += weight[j]
+		all[j] = ix.idf(c, t)
+		total += all[j]
 	}
+	weight := all
 	// Which stretches hold a query term, one per distinct text.
 	scores := make([]float64, len(ix.slots))
 	_, touched := ix.score(c, q, scores, nil)
@@ -132,9 +140,21 @@ func (m *state) windows(c corpus, q []qterm, extra [][]string, coverage bool) ([
 	order := make([]int, len(cands))
 	against := make([]float64, len(extra))
 	turns := make([]int, len(extra))
+	own := make([]float64, len(q))
 	for i, doc := range extra {
 		turns[i] = -1
 		n := max(len(doc), 1)
+		weight := weight
+		if cmp == CompareItemTerms {
+			// Only the query terms the item holds count, on both sides.
+			clear(own)
+			for _, x := range doc {
+				if j := slices.IndexFunc(q, func(t qterm) bool { return t.text == x }); j >= 0 {
+					own[j] = all[j]
+				}
+			}
+			weight = own
+		}
 		for k, s := range cands {
 			order[k] = k
 			bounds[k] = m.windowBound(c, q, weight, s, n, coverage, read)
@@ -162,10 +182,10 @@ func (m *state) windows(c corpus, q []qterm, extra [][]string, coverage bool) ([
 	return against, turns
 }
 
-// windowBound is the most any window of n terms in stretch s can score:
-// each query term it holds at its stretch's frequency, capped at n, in a
-// document no longer than the stretch. The open stretch, not in the
-// postings, is read whole: its best window is the bound.
+// windowBound is the most any window of stretch s can score: each query
+// term it holds at any frequency in any length of text under BM25, or its
+// weight under coverage. The open stretch, not in the postings, is read
+// whole: its best window is the bound.
 func (m *state) windowBound(c corpus, q []qterm, weight []float64, s, n int, coverage bool, read map[int]*window) float64 {
 	slot := m.str[s].slot
 	if slot < 0 {
@@ -177,26 +197,21 @@ func (m *state) windowBound(c corpus, q []qterm, weight []float64, s, n int, cov
 		v, _ := w.best(c, weight, n, coverage)
 		return v
 	}
-	dl := float64(min(int(m.ix.lens[slot]), n))
 	bound := 0.0
 	for j, t := range q {
-		if t.id == noTerm {
-			continue
-		}
-		tf := m.ix.tf(t.id, slot)
 		switch {
-		case tf == 0:
+		case t.id == noTerm || m.ix.tf(t.id, slot) == 0:
 		case coverage:
 			bound += weight[j]
 		default:
-			bound += termScore(weight[j], float64(min(int(tf), n)), dl, c.avgdl)
+			bound += weight[j] * (bm25K1 + 1)
 		}
 	}
 	return bound
 }
 
-// readWindow tokenizes stretch s as the index did and notes where the query's
-// terms occur in it.
+// readWindow tokenizes stretch s as the index did and notes where its turns
+// start and the query's terms occur.
 func (m *state) readWindow(q []qterm, s int) *window {
 	at := make(map[string]int32, len(q))
 	for j, t := range q {
@@ -205,34 +220,49 @@ func (m *state) readWindow(q []qterm, s int) *window {
 	a, b := m.str[s].start, m.stretchEnd(s)
 	w := &window{first: a}
 	var tk tokenizer
-	t := a
+	n := int32(0)
 	m.pieces(a, b, a)(func(p string) {
+		w.starts = append(w.starts, n)
 		tk.each(p, func(term []byte) {
 			if j, ok := at[string(term)]; ok {
-				w.pos = append(w.pos, int32(w.length))
+				w.pos = append(w.pos, n)
 				w.term = append(w.term, j)
-				w.turn = append(w.turn, int32(t))
 			}
-			w.length++
+			n++
 		})
-		t++
 	})
+	w.starts = append(w.starts, n)
 	return w
 }
 
-// best returns the best score of a window of n terms in w, and the turn it
-// starts in. Every window starts at an occurrence of a query term, or holds
-// no more than one that does.
+// best returns the best score of a window of w for an item of n terms, and
+// the turn the window starts with. A window is a run of whole turns, as
+// many from its first as fit in n terms, and at least that one: the
+// conversation said as much as the item in as many words, neither side
+// borrowing a name from one turn and a topic from the next.
 func (w *window) best(c corpus, weight []float64, n int, coverage bool) (float64, int) {
-	dl := float64(min(w.length, n))
 	tf := make([]int, len(weight))
-	best, turn := 0.0, w.first
-	end := 0
-	for i := range w.pos {
-		for end < len(w.pos) && w.pos[end] < w.pos[i]+int32(n) {
-			tf[w.term[end]]++
+	best, turn := 0.0, -1
+	lo, hi := 0, 0 // the occurrences in the window
+	end := 0       // the window's last turn, exclusive
+	for t := 0; t+1 < len(w.starts); t++ {
+		end = max(end, t+1)
+		for end+1 < len(w.starts) && w.starts[end+1]-w.starts[t] <= int32(n) {
 			end++
 		}
+		for ; lo < len(w.pos) && w.pos[lo] < w.starts[t]; lo++ {
+			if lo < hi {
+				tf[w.term[lo]]--
+			}
+		}
+		hi = max(hi, lo)
+		for ; hi < len(w.pos) && w.pos[hi] < w.starts[end]; hi++ {
+			tf[w.term[hi]]++
+		}
+		if lo == hi {
+			continue
+		}
+		dl := float64(w.starts[end] - w.starts[t])
 		v := 0.0
 		for j, f := range tf {
 			switch {
@@ -244,9 +274,8 @@ func (w *window) best(c corpus, weight []float64, n int, coverage bool) (float64
 			}
 		}
 		if v > best {
-			best, turn = v, int(w.turn[i])
+			best, turn = v, w.first+t
 		}
-		tf[w.term[i]]--
 	}
 	return best, turn
 }
@@ -260,7 +289,6 @@ func uniform(v float64, turn, n int) ([]float64, []int) {
 	}
 	return against, turns
 }
-
 // bestStretch returns the first turn of the stretch that scores best for
 // the query q on corpus c, the open one included; -1 when none matches.
 func (m *state) bestStretch(c corpus, q []qterm) int {
