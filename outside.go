@@ -289,6 +289,7 @@ func uniform(v float64, turn, n int) ([]float64, []int) {
 	}
 	return against, turns
 }
+
 // bestStretch returns the first turn of the stretch that scores best for
 // the query q on corpus c, the open one included; -1 when none matches.
 func (m *state) bestStretch(c corpus, q []qterm) int {

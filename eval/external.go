@@ -552,9 +552,9 @@ func (r *externalResult) admission(policy string) admissionRow {
 // marginGrids are the margins leave-one-conversation-out chooses among, in
 // each comparison's unit: BM25 score, or a share of the query's weight.
 var marginGrids = map[byheart.Comparison][]float64{
-	byheart.CompareWindow:   {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
-	byheart.CompareStretch:  {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2, 4, 8},
-	byheart.CompareCoverage: {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
+	byheart.CompareWindow:    {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
+	byheart.CompareStretch:   {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2, 4, 8},
+	byheart.CompareCoverage:  {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
 	byheart.CompareItemTerms: {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
 }
 

@@ -273,13 +273,13 @@ type kbRow struct {
 
 // kbResult is the knowledge-base part of the external section.
 type kbResult struct {
-	Needed    int     `json:"knowledge_questions"`
-	Retrieved float64 `json:"paragraph_retrieved"` // share of those the search found the answering paragraph for
-	Conv      int     `json:"conversation_questions"`
-	Answerable int    `json:"conversation_answerable"`
-	Offered   int     `json:"conversation_questions_offered_paragraphs"`
-	Neither   int     `json:"unanswerable_questions"`
-	Rows      []kbRow `json:"rows"`
+	Needed     int     `json:"knowledge_questions"`
+	Retrieved  float64 `json:"paragraph_retrieved"` // share of those the search found the answering paragraph for
+	Conv       int     `json:"conversation_questions"`
+	Answerable int     `json:"conversation_answerable"`
+	Offered    int     `json:"conversation_questions_offered_paragraphs"`
+	Neither    int     `json:"unanswerable_questions"`
+	Rows       []kbRow `json:"rows"`
 }
 
 func (k kbTally) result() *kbResult {
