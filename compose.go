@@ -185,13 +185,13 @@ const (
 // indexed, returned by Turn and written by ToJSON.
 //
 // When Options.External is set, it is asked for material first. An item
-// is admitted when it adds what the composed context lacks, compared like
-// with like: its score plus ExternalMargin must beat the conversation's
-// best window of the item's own length, both scored with one index (see
-// Comparison); Result.Outside says what each item met. Admitted items go
-// after StableUpto and before the query, framed as outside reference that
-// is not instructions. The source gets at most half the
-// time left on ctx, so the conversation keeps the other half. If it fails,
+// is admitted when it adds what the conversation lacks: its score plus
+// ExternalMargin must beat the best the conversation offers for the query,
+// its best stretch by default or its best window of the item's own length
+// (see Comparison), both scored with one index; Result.Outside says what
+// each item met. Admitted items go after StableUpto and before the query,
+// framed as outside reference that is not instructions. The source gets at
+// most half the time left on ctx, so the conversation keeps the other half. If it fails,
 // panics or runs out of time, or the Retriever cannot score its items, the
 // Result comes back complete without it and Result.ExternalErr says why.
 //

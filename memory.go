@@ -34,11 +34,11 @@
 //     newest turn or before the query (ComposeAt says when it was asked):
 //     the provider's cache is gone, and a rebuild writes less.
 //  4. Outside knowledge (Options.External) arrives last, and an item is
-//     admitted when it adds what the composed context lacks, compared like
-//     with like: it must outscore the conversation's best window of its
-//     own length on one index (see Comparison, Result.Outside). It sits
-//     after the breakpoint, framed as reference material that is not
-//     instructions.
+//     admitted when it adds what the conversation lacks: it must outscore
+//     the best the conversation offers for the query on one index, its
+//     best stretch by default (see Comparison for the like-with-like
+//     forms, and Result.Outside for what each item met). It sits after the
+//     breakpoint, framed as reference material that is not instructions.
 //
 // Relative dates are resolved at ingest: "I ran the race last Saturday",
 // said on Thursday 25 May 2023, is indexed and shown as "I ran the race last
@@ -339,15 +339,14 @@ type Options struct {
 
 	// ExternalMargin is a head start given to each outside item when it is
 	// weighed against the conversation, in the comparison's unit (see
-	// Admission): BM25 score under CompareWindow and CompareStretch, a
-	// share of the query's weight (0 to 1) under CompareCoverage, the
-	// Retriever's score with one. Zero admits an item only when it
+	// Admission): BM25 score, a share of the query's weight (0 to 1)
+	// under CompareCoverage, the Retriever's score with one. Zero admits an item only when it
 	// outscores what it is compared against; a negative margin asks more of
 	// it, and +Inf admits every item that matches the query at all.
 	ExternalMargin float64
 
 	// ExternalCompare is what an outside item is compared against; the
-	// zero value, CompareWindow, is the default. With a Retriever, items
+	// zero value, CompareStretch, is the default. With a Retriever, items
 	// are always compared against the best stretch.
 	ExternalCompare Comparison
 
@@ -383,8 +382,8 @@ func (o Options) normalized() Options {
 	if math.IsNaN(o.ExternalMargin) {
 		o.ExternalMargin = 0
 	}
-	if o.ExternalCompare < CompareWindow || o.ExternalCompare > CompareStretch {
-		o.ExternalCompare = CompareWindow
+	if o.ExternalCompare < CompareStretch || o.ExternalCompare > CompareItemTerms {
+		o.ExternalCompare = CompareStretch
 	}
 	return o
 }

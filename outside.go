@@ -6,21 +6,28 @@ import (
 )
 
 // Comparison is what rule 4 sets an offered item against when it decides
-// whether the item adds what the conversation lacks (Options.ExternalCompare).
-// Each form compares like with like on one scale, never with a threshold.
+// whether the item adds what the conversation lacks
+// (Options.ExternalCompare). Each form compares the item with the
+// conversation on one scale, never with a threshold.
 type Comparison int
 
 const (
-	// CompareWindow, the default, sets an item's BM25 score against the
-	// conversation's best window of the item's own length in terms, scored
-	// as a document of that length on the same idf table. A turn-sized item
-	// meets a turn-sized stretch of the conversation, a page-sized one a
-	// page: length alone cannot win the comparison for either side.
-	CompareWindow Comparison = iota
+	// CompareStretch, the default, sets an item's BM25 score against the
+	// conversation's best stretch, whatever their lengths. Of the forms
+	// measured (eval/README.md, the external section) it admits the most
+	// of what the conversation lacks while keeping out 95% of junk.
+	CompareStretch Comparison = iota
+	// CompareWindow sets an item's BM25 score against the conversation's
+	// best window of the item's length: a run of whole turns, as many as
+	// fit in the item's number of terms, scored as a document of at least
+	// that length on the same idf table. Length alone cannot win the
+	// comparison for either side, but the best of a conversation's many
+	// windows often matches the query's words as well as the item does.
+	CompareWindow
 	// CompareCoverage sets the share of the query's weight (the idf of its
 	// distinct terms) that the item holds against the share the
 	// conversation's best window of the item's length holds: how many of
-	// the question's words, weighted by rarity, each side answers, however
+	// the question's words, weighted by rarity, each side holds, however
 	// often it repeats them.
 	CompareCoverage
 	// CompareItemTerms is CompareWindow on the query terms the item holds
@@ -28,12 +35,6 @@ const (
 	// item is about, and cannot win on a query term, such as the name of
 	// the person asked about, that the item never mentions.
 	CompareItemTerms
-	// CompareStretch sets an item's BM25 score against the conversation's
-	// best stretch, whatever their lengths: rule 4's first form, kept so it
-	// can be measured beside the others. A stretch of a thousand characters
-	// matches more of a query than a turn of a hundred because it is longer,
-	// so it keeps out most turn-sized items the conversation lacks.
-	CompareStretch
 )
 
 // Admission is rule 4's decision on one item an External source offered,
@@ -51,9 +52,9 @@ type Admission struct {
 	// With a Retriever it is the Retriever's score.
 	Score float64 `json:"score"`
 	// Against is what the item was compared with, in Score's unit: the
-	// score of the conversation's best window of the item's length (its
-	// best stretch under CompareStretch or with a Retriever); 0 when the
-	// conversation holds none of the query's terms.
+	// score of the conversation's best stretch, or of its best window of
+	// the item's length under the window forms (see Comparison); 0 when
+	// the conversation holds none of the query's terms.
 	Against float64 `json:"against"`
 	// Turn is the first turn of that window or stretch, -1 when there is
 	// none.
@@ -262,7 +263,9 @@ func (w *window) best(c corpus, weight []float64, n int, coverage bool) (float64
 		if lo == hi {
 			continue
 		}
-		dl := float64(w.starts[end] - w.starts[t])
+		// Turns shorter than the item are scored at its length, so a
+		// short reply does not win on brevity alone.
+		dl := float64(max(w.starts[end]-w.starts[t], int32(n)))
 		v := 0.0
 		for j, f := range tf {
 			switch {

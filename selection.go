@@ -131,7 +131,7 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 			w.against, w.turns = uniform(best, m.bestStretch(c, q), len(items))
 		case CompareCoverage:
 			w.scores = coverage(m.ix, c, q, extra)
-			w.against, w.turns = m.windows(c, q, extra, CompareCoverage)
+			fallthrough
 		default:
 			w.against, w.turns = m.windows(c, q, extra, m.opt.ExternalCompare)
 		}

@@ -57,14 +57,13 @@ type admission struct {
 func (a admission) form() bool { return a.offer && !math.IsInf(a.margin, 1) }
 
 // admissions are compared end to end: no outside material; rule 4 in each
-// of its forms (the default margin), the default first after the form it
-// replaced; and admitting every offered item that shares a term with the
+// of its forms (the default margin), the default first; and admitting every offered item that shares a term with the
 // query (an infinite margin; the library never admits an item that shares
 // none).
 var admissions = []admission{
 	{name: "never admit"},
-	{name: ruleFourFirst, offer: true, compare: byheart.CompareStretch},
-	{name: ruleFour, offer: true, compare: byheart.CompareWindow},
+	{name: ruleFour, offer: true, compare: byheart.CompareStretch},
+	{name: "rule 4, window", offer: true, compare: byheart.CompareWindow},
 	{name: "rule 4, coverage", offer: true, compare: byheart.CompareCoverage},
 	{name: "rule 4, window on the item's terms", offer: true, compare: byheart.CompareItemTerms},
 	{name: alwaysAdmit, offer: true, margin: math.Inf(1)},
@@ -531,12 +530,11 @@ func (t externalTally) result() *externalResult {
 	return res
 }
 
-// ruleFour names the default form of rule 4, ruleFourFirst the form it
-// replaced, and alwaysAdmit the policy the end-to-end targets compare with.
+// ruleFour names the default form of rule 4, and alwaysAdmit the policy
+// the end-to-end targets compare it with.
 const (
-	ruleFour      = "rule 4, window"
-	ruleFourFirst = "rule 4, stretch (first form)"
-	alwaysAdmit   = "always admit"
+	ruleFour    = "rule 4, stretch (default)"
+	alwaysAdmit = "always admit"
 )
 
 // admission returns the end-to-end row of the named policy.

@@ -241,7 +241,7 @@ func writeAdmissions(b *strings.Builder, r *externalResult) {
 		return
 	}
 	b.WriteString("\n### Rule 4 end to end, form by form\n\n")
-	b.WriteString("The needed test under every policy: no outside material; rule 4's forms (the default margin): the item against the conversation's best stretch (the first form), against its best window of the item's own length, and by the share of the query's weight each holds; and admitting every offered item that shares a term with the question (an infinite margin). ")
+	b.WriteString("The needed test under every policy: no outside material; rule 4's forms (the default margin): the item against the conversation's best stretch (the default), against its best window of the item's own length, by the share of the query's weight each holds, and against that window on the query terms the item holds; and admitting every offered item that shares a term with the question (an infinite margin). ")
 	fmt.Fprintf(b, "*Evidence in context*: an evidence turn reached the context (categories 1–4, %s questions); *of admissible*: over the %s where always admit brings one. ", thousands(float64(r.Rows[0].Questions)), thousands(float64(r.Admissible)))
 	fmt.Fprintf(b, "*Answer in context*: the gold answer reached it, from the conversation or from outside, over the %s questions whose answer an evidence turn writes out (junk never holds it). ", thousands(float64(r.Answerable)))
 	b.WriteString("*Junk* is what of the offered junk reached the context, per question; *junk rejected* the junk test at 1, 5 and 10 items.\n\n")
