@@ -221,7 +221,7 @@ func writeExternal(b *strings.Builder, r *externalResult) {
 	b.WriteString("\n## External admission\n\n")
 	b.WriteString("*Junk*: the External source returns turns of the other conversations; rejected when none reaches the context. ")
 	b.WriteString("*Needed*: the question's evidence turns are left out at ingest and the source returns them among junk; admitted when one reaches the context. ")
-	fmt.Fprintf(b, "*Admissible*: always admit brings one. Categories 1–4, %s (the default), default margin.\n\n", ruleFour)
+	fmt.Fprintf(b, "*Admissible*: always admit brings one. Categories 1–4, %s, default margin.\n\n", ruleFour)
 	b.WriteString("| test | items per fetch | questions | result | target |\n|---|---|---:|---:|---:|\n")
 	for _, row := range r.Rows {
 		target := ""
