@@ -106,8 +106,10 @@ type window struct {
 // q on corpus c. Stretches are read in the order of what any window of
 // theirs could score at most, and only until that bound cannot beat the
 // best window found, so a long conversation is read only where the query's
-// terms gather.
-func (m *state) windows(c corpus, q []qterm, extra [][]string, cmp Comparison) ([]float64, []int) {
+// terms gather. If the caller's context ends first, the items it had no
+// time for score 0 in scores, as the index leaves them, so none is
+// admitted against a window half sought.
+func (m *state) windows(c corpus, q []qterm, extra [][]string, scores []float64, cmp Comparison) ([]float64, []int) {
 	coverage := cmp == CompareCoverage
 	ix := m.ix
 	all := make([]float64, len(q))
@@ -118,8 +120,7 @@ func (m *state) windows(c corpus, q []qterm, extra [][]string, cmp Comparison) (
 	}
 	weight := all
 	// Which stretches hold a query term, one per distinct text.
-	scores := make([]float64, len(ix.slots))
-	_, touched := ix.score(c, q, scores, nil)
+	_, touched := ix.score(c, q, make([]float64, len(ix.slots)), nil)
 	held := make(map[int32]int, len(touched))
 	for _, s := range touched {
 		held[s] = -1
@@ -163,7 +164,11 @@ func (m *state) windows(c corpus, q []qterm, extra [][]string, cmp Comparison) (
 		sort.SliceStable(order, func(a, b int) bool { return bounds[order[a]] > bounds[order[b]] })
 		best := 0.0
 		for _, k := range order {
-			if bounds[k] <= best || ix.halted(0) {
+			if ix.halted(0) {
+				clear(scores[i:])
+				break
+			}
+			if bounds[k] <= best {
 				break
 			}
 			w := read[cands[k]]

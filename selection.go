@@ -133,7 +133,7 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 			w.scores = coverage(m.ix, c, q, extra)
 			fallthrough
 		default:
-			w.against, w.turns = m.windows(c, q, extra, m.opt.ExternalCompare)
+			w.against, w.turns = m.windows(c, q, extra, w.scores, m.opt.ExternalCompare)
 		}
 	}
 	return rk, w, nil
