@@ -288,6 +288,31 @@ func (w *window) best(c corpus, weight []float64, n int, coverage bool) (float64
 	return best, turn
 }
 
+// queryCorpus is ix.corpus(extra) as scoring the query q reads it: the
+// outside documents' other terms change no idf of q's, only the mean
+// length, so they are counted rather than tabled.
+func queryCorpus(ix *index, q []qterm, extra [][]string) corpus {
+	in := make(map[string]bool, len(q))
+	for _, t := range q {
+		in[t.text] = true
+	}
+	lean := make([][]string, len(extra))
+	cut := 0
+	for i, d := range extra {
+		for _, x := range d {
+			if in[x] {
+				lean[i] = append(lean[i], x)
+			}
+		}
+		cut += len(d) - len(lean[i])
+	}
+	c := ix.corpus(lean)
+	if c.n > 0 {
+		c.avgdl += float64(cut) / c.n
+	}
+	return c
+}
+
 // uniform is one thing to compare against for each of n items: v, starting at
 // turn.
 func uniform(v float64, turn, n int) ([]float64, []int) {

@@ -163,3 +163,15 @@ func TestOutsideIsNilWithoutItems(t *testing.T) {
 		assert.Nil(t, r.Outside, name)
 	}
 }
+
+func TestQueryCorpusReadsAsTheWholeCorpus(t *testing.T) {
+	m := lighthouseMemory(t, Options{Budget: 2000})
+	extra := [][]string{Terms("The lighthouse ferry: hourly from May, the ferry to the island."), Terms("Nothing in common."), {}}
+	q := m.ix.queryTerms("When does the lighthouse ferry leave for the island?", true)
+	whole, lean := m.ix.corpus(extra), queryCorpus(m.ix, q, extra)
+	assert.Equal(t, whole.n, lean.n)
+	assert.InDelta(t, whole.avgdl, lean.avgdl, 1e-9)
+	for _, term := range q {
+		assert.InDelta(t, m.ix.idf(whole, term), m.ix.idf(lean, term), 1e-12, term.text)
+	}
+}

@@ -125,7 +125,8 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 		}
 		var best float64
 		w.scores, best = m.ix.weigh(query, extra, len(m.str) > 0)
-		c, q := m.ix.corpus(extra), m.ix.queryTerms(query, true)
+		q := m.ix.queryTerms(query, true)
+		c := queryCorpus(m.ix, q, extra)
 		switch m.opt.ExternalCompare {
 		case CompareStretch:
 			w.against, w.turns = uniform(best, m.bestStretch(c, q), len(items))
