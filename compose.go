@@ -53,7 +53,7 @@ type Result struct {
 	ExternalErr error `json:"-"`
 	// Outside says, for each item the External source offered, whether
 	// rule 4 admitted it, what it was compared against, and whether it
-	// reached the context; nil when no item was offered.
+	// reached the context; nil when it offered none with usable text.
 	Outside []Admission `json:"outside,omitempty"`
 }
 
@@ -191,9 +191,10 @@ const (
 // (see Comparison), both scored with one index; Result.Outside says what
 // each item met. Admitted items go after StableUpto and before the query,
 // framed as outside reference that is not instructions. The source gets at
-// most half the time left on ctx, so the conversation keeps the other half. If it fails,
-// panics or runs out of time, or the Retriever cannot score its items, the
-// Result comes back complete without it and Result.ExternalErr says why.
+// most half the time left on ctx, so the conversation keeps the other half.
+// If it fails, panics or runs out of time, or the Retriever cannot score its
+// items, the Result comes back complete without it and Result.ExternalErr
+// says why.
 //
 // Compose fails only when ctx is already done, the query is not valid UTF-8,
 // or the Retriever fails (ErrRetriever); the Memory is unchanged then. Its
