@@ -288,6 +288,37 @@ func (w *window) best(c corpus, weight []float64, n int, coverage bool) (float64
 	return best, turn
 }
 
+// itemScores are the BM25 scores of the outside documents (given as their
+// terms) for the query q on corpus c, summed in query order: on the same
+// table as the windows they are compared with, so an item that repeats a
+// turn of the conversation ties with it exactly. A document there was no
+// time for scores 0.
+func itemScores(ix *index, c corpus, q []qterm, docs [][]string) []float64 {
+	at := make(map[string]int, len(q))
+	for j, t := range q {
+		at[t.text] = j
+	}
+	out := make([]float64, len(docs))
+	tf := make([]int, len(q))
+	for i, doc := range docs {
+		if ix.halted(0) {
+			break
+		}
+		clear(tf)
+		for _, x := range doc {
+			if j, ok := at[x]; ok {
+				tf[j]++
+			}
+		}
+		for j, f := range tf {
+			if f > 0 {
+				out[i] += termScore(ix.idf(c, q[j]), float64(f), float64(len(doc)), c.avgdl)
+			}
+		}
+	}
+	return out
+}
+
 // queryCorpus is ix.corpus(extra) as scoring the query q reads it: the
 // outside documents' other terms change no idf of q's, only the mean
 // length, so they are counted rather than tabled.

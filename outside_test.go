@@ -175,3 +175,18 @@ func TestQueryCorpusReadsAsTheWholeCorpus(t *testing.T) {
 		assert.InDelta(t, m.ix.idf(whole, term), m.ix.idf(lean, term), 1e-12, term.text)
 	}
 }
+
+func TestOutsideTiesWithATurnItRepeats(t *testing.T) {
+	m := lighthouseMemory(t, Options{Budget: 2000, Stability: -1})
+	turn, err := m.Turn(2)
+	require.NoError(t, err)
+	for _, compare := range []Comparison{CompareWindow, CompareCoverage, CompareItemTerms} {
+		m := lighthouseMemory(t, Options{Budget: 2000, Stability: -1, External: pool(turn.Text), ExternalCompare: compare})
+		r, err := m.Compose(context.Background(), "the old lighthouse")
+		require.NoError(t, err)
+		a := r.Outside[0]
+		assert.Positive(t, a.Score)
+		assert.Equal(t, a.Against, a.Score, "comparison %d: a turn the conversation holds meets itself", compare)
+		assert.False(t, a.Admitted, "comparison %d: it adds nothing the conversation lacks", compare)
+	}
+}

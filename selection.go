@@ -132,8 +132,9 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 			w.against, w.turns = uniform(best, m.bestStretch(c, q), len(items))
 		case CompareCoverage:
 			w.scores = coverage(m.ix, c, q, extra)
-			fallthrough
+			w.against, w.turns = m.windows(c, q, extra, w.scores, CompareCoverage)
 		default:
+			w.scores = itemScores(m.ix, c, q, extra)
 			w.against, w.turns = m.windows(c, q, extra, w.scores, m.opt.ExternalCompare)
 		}
 	}
