@@ -3,7 +3,6 @@ package byheart
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -50,6 +49,10 @@ type Result struct {
 	// the Result is complete: the composition went on without outside
 	// material.
 	ExternalErr error `json:"-"`
+	// Outside says, for each item the External source offered, whether
+	// rule 4 admitted it, what it was compared against, and whether it
+	// reached the context; nil when it offered none with usable text.
+	Outside []Admission `json:"outside,omitempty"`
 }
 
 // Reselected reports that this call does not repeat the previous call's
@@ -204,14 +207,17 @@ const (
 // A turn left out of the context is not lost: it stays whole in the Memory,
 // indexed, returned by Turn and written by ToJSON.
 //
-// When Options.External is set, it is asked for material first. The
-// material is admitted only if its best item outscores the conversation's
-// best stretch (plus ExternalMargin), both scored with one index; admitted
-// items go after StableUpto and before the query, framed as outside
-// reference that is not instructions. The source gets at most half the
-// time left on ctx, so the conversation keeps the other half. If it fails,
-// panics or runs out of time, or the Retriever cannot score its items, the
-// Result comes back complete without it and Result.ExternalErr says why.
+// When Options.External is set, it is asked for material first. An item
+// is admitted when it adds what the conversation lacks: its score plus
+// ExternalMargin must beat the best the conversation offers for the query,
+// its best stretch by default or its best window of the item's own length
+// (see Comparison), both scored with one index; Result.Outside says what
+// each item met. Admitted items go after StableUpto and before the query,
+// framed as outside reference that is not instructions. The source gets at
+// most half the time left on ctx, so the conversation keeps the other half.
+// If it fails, panics or runs out of time, or the Retriever cannot score its
+// items, the Result comes back complete without it and Result.ExternalErr
+// says why.
 //
 // Compose fails only when ctx is already done, the query is not valid UTF-8,
 // or the Retriever fails (ErrRetriever); the Memory is unchanged then. Its
@@ -307,17 +313,18 @@ func (m *Memory) composeCall(ctx context.Context, query string, when time.Time, 
 		m.mu.Unlock()
 	}
 	var items []Item
+	var from []int
 	var extErr error
 	if m.opt.External != nil {
 		ectx, cancel := externalContext(ctx)
-		items, extErr = fetch(ectx, m.opt.External, query)
+		items, from, extErr = fetch(ectx, m.opt.External, query)
 		cancel()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.ix.stop, m.ix.stopped = ctx.Done(), false
 	m.asked = when
-	r, err := m.compose(ctx, query, items, cont)
+	r, err := m.compose(ctx, query, items, from, cont)
 	m.ix.stop, m.asked, m.called = nil, time.Time{}, when
 	if err != nil {
 		return Result{}, err
@@ -347,19 +354,20 @@ func externalContext(ctx context.Context) (context.Context, context.CancelFunc) 
 }
 
 // fetch asks the External source for items, turning a panic or a call that
-// outlives ctx into an error and dropping items with no usable text.
-func fetch(ctx context.Context, src External, query string) ([]Item, error) {
+// outlives ctx into an error and dropping items with no usable text; from
+// holds each kept item's index in what the source returned.
+func fetch(ctx context.Context, src External, query string) (items []Item, from []int, err error) {
 	got, err := guarded(ctx, func() ([]Item, error) { return src.Fetch(ctx, query) })
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrExternal, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrExternal, err)
 	}
-	items := got[:0:0]
-	for _, it := range got {
+	for i, it := range got {
 		if strings.TrimSpace(it.Text) != "" && utf8.ValidString(it.Text) {
 			items = append(items, it)
+			from = append(from, i)
 		}
 	}
-	return items, nil
+	return items, from, nil
 }
 
 // layout is a composition under construction: every part in order, with
@@ -400,11 +408,11 @@ func (l *layout) messages() []Message {
 	return out
 }
 
-func (m *state) compose(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
+func (m *state) compose(ctx context.Context, query string, items []Item, from []int, cont bool) (Result, error) {
 	if m.broken != nil {
 		return Result{}, m.broken
 	}
-	r, err := m.layOut(ctx, query, items, cont)
+	r, err := m.layOut(ctx, query, items, from, cont)
 	if err != nil {
 		return Result{}, err
 	}
@@ -424,8 +432,9 @@ func (m *state) drop(why Rebuild) {
 	}
 }
 
-// layOut composes the context for query and the outside material items.
-func (m *state) layOut(ctx context.Context, query string, items []Item, cont bool) (Result, error) {
+// layOut composes the context for query and the outside material items,
+// from being their indices in what the source returned.
+func (m *state) layOut(ctx context.Context, query string, items []Item, from []int, cont bool) (Result, error) {
 	budget := m.opt.Budget
 	m.expire(m.clock())
 	items = m.withoutExpired(items)
@@ -438,9 +447,10 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, cont boo
 	if err != nil {
 		return Result{}, err
 	}
-	admitted := m.admit(w)
 	var l layout
 	var r Result
+	var admitted []int
+	r.Outside, admitted = m.admit(items, from, w)
 	var ext string
 	var extSize int
 	if m.total <= budget {
@@ -458,7 +468,7 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, cont boo
 		if m.opt.Stability < 0 && len(admitted) > 0 {
 			// One-shot use fills the whole budget, so outside material
 			// that earned its place must be set aside first.
-			ext, extSize = m.renderExternal(items, admitted, (budget-m.tailCost(m.cut()))/2)
+			ext, extSize = m.renderExternal(items, admitted, r.Outside, (budget-m.tailCost(m.cut()))/2)
 			reserve = extSize
 		}
 		r.Rebuild, r.Recalled = m.reselect(rk, reserve)
@@ -467,7 +477,7 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, cont boo
 	}
 	r.StableUpto = len(l.parts) - 1
 	if len(admitted) > 0 && ext == "" {
-		ext, extSize = m.renderExternal(items, admitted, budget-l.size)
+		ext, extSize = m.renderExternal(items, admitted, r.Outside, budget-l.size)
 	}
 	if ext != "" {
 		l.add(PartOutside, ext, extSize)
@@ -736,22 +746,10 @@ func (m *state) renderBlock(keys, ends []int, header string) (string, int) {
 	return b.String(), size
 }
 
-// admit returns the outside items admitted, best first: those that
-// outscore the conversation's best stretch, less the margin.
-func (m *state) admit(w weighing) []int {
-	var order []int
-	for i, s := range w.scores {
-		if s > 0 && s+m.opt.ExternalMargin > w.best {
-			order = append(order, i)
-		}
-	}
-	sort.SliceStable(order, func(a, b int) bool { return w.scores[order[a]] > w.scores[order[b]] })
-	return order
-}
-
 // renderExternal frames the admitted items that fit in room, in the
-// budget's unit; "" when none does.
-func (m *state) renderExternal(items []Item, admitted []int, room int) (string, int) {
+// budget's unit, and marks them sent in their admissions; "" when none
+// fits.
+func (m *state) renderExternal(items []Item, admitted []int, adm []Admission, room int) (string, int) {
 	room -= m.meter.external
 	size := m.meter.external
 	var entries []string
@@ -761,6 +759,7 @@ func (m *state) renderExternal(items []Item, admitted []int, room int) (string, 
 			room -= n
 			size += n
 			entries = append(entries, e)
+			adm[i].Sent = true
 		}
 	}
 	if len(entries) == 0 {

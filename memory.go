@@ -40,10 +40,12 @@
 //     too on the first call after a pause of five minutes, before the
 //     newest turn or before the query (ComposeAt says when it was asked):
 //     the provider's cache is gone, and a rebuild writes less.
-//  4. Outside knowledge (Options.External) arrives last, and only when it
-//     beats the conversation: its best item must outscore the best stretch
-//     on one index. It sits after the breakpoint, framed as reference
-//     material that is not instructions.
+//  4. Outside knowledge (Options.External) arrives last, and an item is
+//     admitted when it adds what the conversation lacks: it must outscore
+//     the best the conversation offers for the query on one index, its
+//     best stretch by default (see Comparison for the like-with-like
+//     forms, and Result.Outside for what each item met). It sits after the
+//     breakpoint, framed as reference material that is not instructions.
 //
 // Relative dates are resolved at ingest: "I ran the race last Saturday",
 // said on Thursday 25 May 2023, is indexed and shown as "I ran the race last
@@ -372,10 +374,18 @@ type Options struct {
 	// External supplies outside material; see Compose for when it is used.
 	External External
 
-	// ExternalMargin is a head start, in score units, given to outside
-	// material when it is weighed against the conversation. Zero admits it
-	// only when its best item outscores the conversation's best stretch.
+	// ExternalMargin is a head start given to each outside item when it is
+	// weighed against the conversation, in the comparison's unit (see
+	// Admission): BM25 score, a share of the query's weight (0 to 1)
+	// under CompareCoverage, the Retriever's score with one. Zero admits an item only when it
+	// outscores what it is compared against; a negative margin asks more of
+	// it, and +Inf admits every item that matches the query at all.
 	ExternalMargin float64
+
+	// ExternalCompare is what an outside item is compared against; the
+	// zero value, CompareStretch, is the default. With a Retriever, items
+	// are always compared against the best stretch.
+	ExternalCompare Comparison
 
 	// Logger, when set, gets one Debug line for each Compose and Continue:
 	// what the context spent by kind of part, whether and why it was
@@ -408,6 +418,9 @@ func (o Options) normalized() Options {
 	}
 	if math.IsNaN(o.ExternalMargin) {
 		o.ExternalMargin = 0
+	}
+	if o.ExternalCompare < CompareStretch || o.ExternalCompare > CompareItemTerms {
+		o.ExternalCompare = CompareStretch
 	}
 	return o
 }

@@ -80,11 +80,14 @@ func (rk *ranking) own(s int) float64 {
 }
 
 // weighing is how outside items compare with the conversation for a
-// query: each item's score, and the best stretch's on the same scale.
+// query: each item's score, and what rule 4 sets it against on the same
+// scale (see Comparison), with the first turn of that part of the
+// conversation (-1 when none).
 type weighing struct {
-	scores []float64
-	best   float64
-	err    error // why the items could not be weighed; wraps ErrExternal
+	scores  []float64
+	against []float64
+	turns   []int
+	err     error // why the items could not be weighed; wraps ErrExternal
 }
 
 // ranker scores the stretches for a query and weighs outside items
@@ -120,7 +123,20 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 		for i, it := range items {
 			extra[i] = Terms(it.Text)
 		}
-		w.scores, w.best = m.ix.weigh(query, extra, len(m.str) > 0)
+		var best float64
+		w.scores, best = m.ix.weigh(query, extra, len(m.str) > 0)
+		q := m.ix.queryTerms(query, true)
+		c := queryCorpus(m.ix, q, extra)
+		switch m.opt.ExternalCompare {
+		case CompareStretch:
+			w.against, w.turns = uniform(best, m.bestStretch(c, q), len(items))
+		case CompareCoverage:
+			w.scores = coverage(m.ix, c, q, extra)
+			w.against, w.turns = m.windows(c, q, extra, w.scores, CompareCoverage)
+		default:
+			w.scores = itemScores(m.ix, c, q, extra)
+			w.against, w.turns = m.windows(c, q, extra, w.scores, m.opt.ExternalCompare)
+		}
 	}
 	return rk, w, nil
 }
@@ -158,10 +174,16 @@ func (rr retrieverRanker) rank(ctx context.Context, m *state, query string, item
 			scores, err = rr.score(ctx, query, docs[:n])
 		}
 	case len(items) > 0:
+		// A Retriever's scores need not grow with length, and it cannot be
+		// asked for windows: items meet the best stretch.
 		w.scores = scores[n:]
-		for _, v := range scores[:n] {
-			w.best = max(w.best, v)
+		best, first := 0.0, -1
+		for s, v := range scores[:n] {
+			if v > best {
+				best, first = v, m.str[s].start
+			}
 		}
+		w.against, w.turns = uniform(best, first, len(items))
 	}
 	if !over {
 		return nil, w, nil

@@ -41,6 +41,19 @@ func TestLoCoMoGuards(t *testing.T) {
 		assert.Zero(t, findReplay(res.Replay, name).Overruns, "%s: compositions over the budget in the live replay", name)
 	}
 	assert.Zero(t, res.External.Overruns, "compositions over the budget with an External source")
+	// Rule 4's default, on what the dev and synthetic runs share: junk kept
+	// out at every size, little of always admit's junk let in, and the
+	// knowledge base's answers admitted.
+	rule4, always := res.External.admission(ruleFour), res.External.admission(alwaysAdmit)
+	for i, n := range junkSizes {
+		assert.GreaterOrEqual(t, rule4.JunkRejected[i], 0.95, "rule 4: junk rejected with %d junk items per fetch", n)
+	}
+	assert.LessOrEqual(t, rule4.JunkChars, 0.10*always.JunkChars, "rule 4: junk characters against always admit's")
+	assert.GreaterOrEqual(t, rule4.EvidenceInContext, 0.38, "rule 4: evidence the conversation lacks, admitted (0.400 on the dev file)")
+	kb := res.External.Knowledge.row(ruleFour)
+	assert.GreaterOrEqual(t, kb.NeededAdmitted, 0.85, "knowledge base: paragraphs that alone answer the question, admitted")
+	assert.GreaterOrEqual(t, kb.ConversationAnswer, res.External.Knowledge.row("never admit").ConversationAnswer,
+		"knowledge base: admitted paragraphs never push the conversation's answer out")
 
 	dates := res.Temporal.Rows[len(res.Temporal.Rows)-1]
 	assert.GreaterOrEqual(t, ratio(float64(dates.Annotated), dates.Questions), 0.77,

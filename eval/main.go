@@ -346,9 +346,13 @@ func measureReplay(ds *dataset, budget int, lat *latencies, prog *progress) (*re
 }
 
 func measureExternal(ds *dataset, budget int, lat *latencies, prog *progress) (*externalResult, error) {
+	kb, err := findKnowledge()
+	if err != nil {
+		return nil, fmt.Errorf("knowledge base: %w", err)
+	}
 	runs := make([]externalTally, len(ds.Convs))
-	err := parallel(len(runs), lat, prog, "external", func(j int, lat *latencies) (err error) {
-		runs[j], err = externalConversation(ds, ds.Convs[j], budget, lat)
+	err = parallel(len(runs), lat, prog, "external", func(j int, lat *latencies) (err error) {
+		runs[j], err = externalConversation(ds, ds.Convs[j], kb, budget, lat)
 		return err
 	})
 	if err != nil {
@@ -358,7 +362,9 @@ func measureExternal(ds *dataset, budget int, lat *latencies, prog *progress) (*
 	for _, t := range runs {
 		sum.merge(t)
 	}
-	return sum.result(), nil
+	res := sum.result()
+	res.Margins = leaveOneOut(runs)
+	return res, nil
 }
 
 // parallel runs job(i) for every i in [0, n) on one goroutine per CPU. Each

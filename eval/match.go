@@ -17,6 +17,8 @@ type part struct {
 
 // call is one composition, flattened: byheart's or a baseline's.
 type call struct {
+	// outside is byheart's decision on each offered outside item.
+	outside []byheart.Admission
 	// parts are every part of every message in order; the last is the query.
 	parts []part
 	// breakpoint is the index of the last part of the cacheable prefix (the

@@ -101,7 +101,7 @@ func (b *byheartMemory) composeAt(query string, when time.Time) (call, error) {
 
 // resultCall flattens a byheart composition.
 func resultCall(r byheart.Result) call {
-	c := call{breakpoint: r.StableUpto, reselected: r.Reselected()}
+	c := call{breakpoint: r.StableUpto, reselected: r.Reselected(), outside: r.Outside}
 	for _, m := range r.Messages {
 		for _, p := range m.Parts {
 			c.parts = append(c.parts, part{m.Role, p.Text})

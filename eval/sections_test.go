@@ -1,8 +1,10 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/byheart/byheart"
 	"github.com/byheart/byheart/internal/pricing"
@@ -176,17 +178,90 @@ func TestEndToEndTalliesWhatEachPolicySent(t *testing.T) {
 	answer := writtenAnswer(conv, q)
 	require.Equal(t, " pickle ", answer)
 
-	tally := externalTally{arms: make([]armTally, len(admissions))}
+	tally := externalTally{arms: newArms()}
 	opts := byheart.Options{Budget: 20000, Stability: -1, External: &fixedSource{}}
 	require.NoError(t, tally.endToEnd(conv, q, offered, answer, opts, &latencies{}))
 	assert.Equal(t, 1, tally.answerable)
 
-	never, rule4, always := tally.arms[0], tally.arms[1], tally.arms[2]
-	assert.Equal(t, armTally{answered: 1}, never,
+	never, rule4, always := tally.arms[0], tally.arms[1], tally.arms[len(admissions)-1]
+	require.Equal(t, ruleFour, admissions[1].name)
+	require.Equal(t, alwaysAdmit, admissions[len(admissions)-1].name)
+	// evidence, admissible, answered, junk items, junk characters
+	counts := func(a armTally) [5]int { return [5]int{a.evidence, a.admissible, a.answered, a.junkItems, a.junkChars} }
+	assert.Equal(t, [5]int{0, 0, 1, 0, 0}, counts(never),
 		"nothing from outside, yet the answer reaches the model: a later turn of the conversation names Pickle")
-	assert.Equal(t, armTally{evidence: 1, answered: 1, junkItems: 1, junkChars: len(matching.Text)}, always,
+	assert.Equal(t, [5]int{1, 1, 1, 1, len(matching.Text)}, counts(always),
 		"always admit sends the evidence and the junk that shares a word with the question, never the junk that shares none")
+	assert.Equal(t, 1, tally.admissible, "always admit brought the evidence")
+	for i, a := range admissions {
+		if a.form() {
+			require.Len(t, tally.arms[i].neededGaps, 1, "%s: one gap per question, read from Result.Outside", a.name)
+			assert.Equal(t, tally.arms[i].evidence == 1, tally.arms[i].neededGaps[0] < 0,
+				"%s: the evidence reached the context just when a zero margin admits it", a.name)
+		}
+	}
 	assert.LessOrEqual(t, rule4.evidence, always.evidence)
 	assert.LessOrEqual(t, rule4.junkChars, always.junkChars)
 	assert.Zero(t, tally.overruns)
+}
+
+func TestLeaveOneOutChoosesEachFoldsMarginOnTheOthers(t *testing.T) {
+	// Three conversations whose evidence needs a margin above 1 to be
+	// admitted, and whose junk a margin above 2 lets in; the third's junk
+	// is let in by any margin above 0.5.
+	conv := func(needed, junk float64) externalTally {
+		arms := newArms()
+		for i, a := range admissions {
+			if !a.form() {
+				continue
+			}
+			for q := 0; q < 20; q++ {
+				arms[i].neededGaps = append(arms[i].neededGaps, needed)
+				for j := range junkSizes {
+					arms[i].junkGaps[j] = append(arms[i].junkGaps[j], junk)
+				}
+			}
+		}
+		return externalTally{arms: arms}
+	}
+	runs := []externalTally{conv(1, 2), conv(1, 2), conv(1, 0.5)}
+	rows := leaveOneOut(runs)
+	require.NotEmpty(t, rows)
+	for _, row := range rows {
+		if row.Policy != ruleFour {
+			continue
+		}
+		// Left out, the third conversation's fold sees only junk at 2, so it
+		// chooses 2, the one margin of the grid that admits the evidence
+		// (above 1) and rejects that junk; the others' folds see junk at 0.5
+		// in half their questions, so they admit no evidence, at the margin
+		// nearest zero.
+		assert.Equal(t, []float64{0, 0, 2}, row.Chosen)
+		assert.InDelta(t, 0.0, row.NeededAtZero, 1e-9)
+		assert.InDelta(t, 1.0/3, row.Needed, 1e-9, "only the third fold's margin admits its evidence")
+		assert.InDelta(t, 2.0/3, row.JunkRejected[0], 1e-9, "and lets its junk in")
+		return
+	}
+	t.Fatalf("no row for %s", ruleFour)
+}
+
+func TestKnowledgeBaseAnswersEachQuestionInOneParagraph(t *testing.T) {
+	kb, err := findKnowledge()
+	require.NoError(t, err, "loadKnowledge checks every answer is written in its paragraph and no other")
+	answered, neither := 0, 0
+	for _, q := range kb.Questions {
+		if q.Paragraph == "" {
+			neither++
+			continue
+		}
+		answered++
+		found := slices.ContainsFunc(kb.search(q.Question), func(it byheart.Item) bool { return it.Source == q.Paragraph })
+		assert.True(t, found, "the search finds the paragraph answering %q", q.Question)
+	}
+	assert.GreaterOrEqual(t, answered, 15)
+	assert.GreaterOrEqual(t, neither, 5)
+	for _, p := range kb.Paragraphs {
+		n := utf8.RuneCountInString(p.Text)
+		assert.True(t, n >= 300 && n <= 800, "%s: %d characters, not a help page's paragraph", p.ID, n)
+	}
 }

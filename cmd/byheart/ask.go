@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -14,8 +15,17 @@ import (
 
 // askOptions are the ask command's own flags.
 type askOptions struct {
-	text   bool // print every part's text
-	asJSON bool // print the Result as JSON instead
+	text    bool   // print every part's text
+	asJSON  bool   // print the Result as JSON instead
+	outside string // a JSON file of outside items to offer, or ""
+}
+
+// comparisons are the -compare flag's names for byheart's comparisons.
+var comparisons = map[string]byheart.Comparison{
+	"stretch":  byheart.CompareStretch,
+	"window":   byheart.CompareWindow,
+	"coverage": byheart.CompareCoverage,
+	"terms":    byheart.CompareItemTerms,
 }
 
 // ask prints what the model would receive for question: every part with its
@@ -25,6 +35,13 @@ func ask(w io.Writer, path, question string, opts byheart.Options, ao askOptions
 	conv, err := read(path)
 	if err != nil {
 		return err
+	}
+	var items []byheart.Item
+	if ao.outside != "" {
+		if items, err = readItems(ao.outside); err != nil {
+			return err
+		}
+		opts.External = byheart.ExternalFunc(func(context.Context, string) ([]byheart.Item, error) { return items, nil })
 	}
 	m, err := conv.memory(path, opts)
 	if err != nil {
@@ -51,6 +68,9 @@ func ask(w io.Writer, path, question string, opts byheart.Options, ao askOptions
 		path, thousands(len(turns)), thousands(chars), thousands(len(bounds)), thousands(budgetOf(opts)))
 	writeParts(&b, r, question)
 	writeStretches(&b, r, turns, spans(bounds, len(turns)), question)
+	if ao.outside != "" {
+		writeOutside(&b, r, items)
+	}
 	if ao.text {
 		writeTexts(&b, r)
 	}
@@ -189,4 +209,52 @@ func thousands(n int) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// readItems reads outside material: a JSON array of items with a text and
+// a source.
+func readItems(path string) ([]byheart.Item, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw []struct {
+		Text   string `json:"text"`
+		Source string `json:"source"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("%s: want a JSON array of {\"text\": …, \"source\": …}: %w", path, err)
+	}
+	items := make([]byheart.Item, len(raw))
+	for i, it := range raw {
+		items[i] = byheart.Item{Text: it.Text, Source: it.Source}
+	}
+	return items, nil
+}
+
+// writeOutside shows rule 4's decision on each offered item.
+func writeOutside(b *strings.Builder, r byheart.Result, items []byheart.Item) {
+	fmt.Fprintf(b, "\nOutside material: %d items offered, %d weighed.\n\n", len(items), len(r.Outside))
+	if len(r.Outside) == 0 {
+		return
+	}
+	b.WriteString("item  source                 score  against  from turn  admitted  sent  begins\n")
+	for _, a := range r.Outside {
+		turn := "—"
+		if a.Turn >= 0 {
+			turn = fmt.Sprint(a.Turn)
+		}
+		fmt.Fprintf(b, "%4d  %-20s  %6.2f  %7.2f  %9s  %-8s  %-4s  %s\n", a.Item, preview(a.Source, 20), a.Score, a.Against, turn,
+			yesNo(a.Admitted), yesNo(a.Sent), preview(items[a.Item].Text, 40))
+	}
+	b.WriteString("\nAn item is admitted when its score plus the margin beats what it was compared against, on one index:\n" +
+		"the conversation's best stretch, or its best window of the item's length (see -compare), which starts at\n" +
+		"the turn shown. An admitted item is sent when it fits the room the budget leaves.\n")
+}
+
+func yesNo(v bool) string {
+	if v {
+		return "yes"
+	}
+	return "no"
 }

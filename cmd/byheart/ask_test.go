@@ -108,3 +108,43 @@ func TestAskBelowTheBudgetSendsEveryTurn(t *testing.T) {
 	rows := partRow.FindAllStringSubmatch(out, -1)
 	assert.Len(t, rows, 34+1, "every turn as its own part, then the question")
 }
+
+var outsideRow = regexp.MustCompile(`(?m)^\s+(\d+)  (.{20})  \s*(-?\d+\.\d\d)\s+(-?\d+\.\d\d)\s+(\S+)  (yes|no)\s+(yes|no)\s+.*$`)
+
+func TestAskShowsWhatRuleFourDecidedOnEachItem(t *testing.T) {
+	items, err := readItems("testdata/outside.json")
+	require.NoError(t, err)
+	for _, compare := range []string{"stretch", "window", "coverage", "terms"} {
+		t.Run(compare, func(t *testing.T) {
+			opts := byheart.Options{Budget: 900, Chunk: 300, Stability: -1, ExternalCompare: comparisons[compare],
+				External: byheart.ExternalFunc(func(context.Context, string) ([]byheart.Item, error) { return items, nil })}
+			r := composed(t, opts)
+			require.Len(t, r.Outside, 3, "the blank item is never weighed")
+			out := askOutput(t, "-budget", "900", "-chunk", "300", "-stability", "-1", "-outside", "testdata/outside.json", "-compare", compare, chatFile, question)
+			assert.Contains(t, out, "Outside material: 4 items offered, 3 weighed.")
+			rows := outsideRow.FindAllStringSubmatch(out, -1)
+			require.Len(t, rows, len(r.Outside), out)
+			for i, a := range r.Outside {
+				row := rows[i]
+				assert.Equal(t, strconv.Itoa(a.Item), row[1])
+				assert.Equal(t, a.Source, strings.TrimSpace(row[2]))
+				assert.Equal(t, strconv.FormatFloat(a.Score, 'f', 2, 64), row[3])
+				assert.Equal(t, strconv.FormatFloat(a.Against, 'f', 2, 64), row[4])
+				assert.Equal(t, yesNo(a.Admitted), row[6])
+				assert.Equal(t, yesNo(a.Sent), row[7])
+			}
+		})
+	}
+}
+
+func TestAskRejectsABadOutsideFileOrComparison(t *testing.T) {
+	for _, args := range [][]string{
+		{"-outside", "testdata/no-such.json", chatFile, question},
+		{"-outside", chatFile, chatFile, question},
+		{"-compare", "nearest", chatFile, question},
+	} {
+		var out, errs bytes.Buffer
+		assert.NotEqual(t, 0, run(append([]string{"ask"}, args...), &out, &errs), "%q", args)
+		assert.NotEmpty(t, errs.String(), "%q says why", args)
+	}
+}

@@ -28,6 +28,10 @@
 // and tokens; where the cache breakpoint (Result.StableUpto) is; and the
 // stretches of the conversation that reached the context, with their dates
 // and scores. -text prints the parts in full, -json the Result itself.
+// -outside FILE offers the items of a JSON array of {"text", "source"} as
+// outside material, and ask shows for each what rule 4 compared it against
+// and whether it was admitted and sent (Result.Outside); -compare and
+// -margin set Options.ExternalCompare and ExternalMargin.
 //
 // replay composes before every user turn with that turn as the question,
 // as a live chat does, and prices each call as a provider with prompt
@@ -134,10 +138,20 @@ func runAsk(args []string, stdout, stderr io.Writer) error {
 	var ao askOptions
 	fs.BoolVar(&ao.text, "text", false, "print every part's text in full")
 	fs.BoolVar(&ao.asJSON, "json", false, "print the Result as JSON instead")
+	fs.StringVar(&ao.outside, "outside", "", "offer outside material from this JSON file, an array of {\"text\": …, \"source\": …}, and show what rule 4 decided on each item")
+	compare := fs.String("compare", "stretch", "what an outside item is compared against: stretch, window, coverage or terms (see byheart.Comparison)")
+	margin := fs.Float64("margin", 0, "Options.ExternalMargin: the head start outside items get, in the comparison's unit")
 	if err := parse(fs, args, 2, "ask [flags] FILE QUESTION"); err != nil {
 		return err
 	}
-	return ask(stdout, fs.Arg(0), fs.Arg(1), opts(), ao)
+	o := opts()
+	cmp, ok := comparisons[*compare]
+	if !ok {
+		fmt.Fprintf(stderr, "byheart ask: -compare %q is none of stretch, window, coverage, terms\n", *compare)
+		return errUsage
+	}
+	o.ExternalCompare, o.ExternalMargin = cmp, *margin
+	return ask(stdout, fs.Arg(0), fs.Arg(1), o, ao)
 }
 
 func runReplay(args []string, stdout, stderr io.Writer) error {

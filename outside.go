@@ -1,0 +1,399 @@
+package byheart
+
+import (
+	"slices"
+	"sort"
+)
+
+// Comparison is what rule 4 sets an offered item against when it decides
+// whether the item adds what the conversation lacks
+// (Options.ExternalCompare). Each form compares the item with the
+// conversation on one scale, never with a threshold.
+type Comparison int
+
+const (
+	// CompareStretch, the default, sets an item's BM25 score against the
+	// conversation's best stretch, whatever their lengths. Of the forms
+	// measured (eval/README.md, the external section) it admits the most
+	// of what the conversation lacks while keeping out 95% of junk.
+	CompareStretch Comparison = iota
+	// CompareWindow sets an item's BM25 score against the conversation's
+	// best window of the item's length: a run of whole turns, as many as
+	// fit in the item's number of terms, scored as a document of at least
+	// that length on the same idf table. Length alone cannot win the
+	// comparison for either side, but the best of a conversation's many
+	// windows often matches the query's words as well as the item does.
+	CompareWindow
+	// CompareCoverage sets the share of the query's weight (the idf of its
+	// distinct terms) that the item holds against the share the
+	// conversation's best window of the item's length holds: how many of
+	// the question's words, weighted by rarity, each side holds, however
+	// often it repeats them.
+	CompareCoverage
+	// CompareItemTerms is CompareWindow on the query terms the item holds
+	// alone: the conversation's window must say as much about what the
+	// item is about, and cannot win on a query term, such as the name of
+	// the person asked about, that the item never mentions.
+	CompareItemTerms
+)
+
+// Admission is rule 4's decision on one item an External source offered,
+// with what it was compared against, so a caller can log why the item was
+// or was not sent.
+type Admission struct {
+	// Item is the item's index in what Fetch returned. Items with no usable
+	// text (blank, or not valid UTF-8) are never weighed and have no
+	// Admission.
+	Item int `json:"item"`
+	// Source is the item's Source.
+	Source string `json:"source"`
+	// Score is the item's score for the query: a BM25 score, or under
+	// CompareCoverage the share of the query's weight it holds (0 to 1).
+	// With a Retriever it is the Retriever's score.
+	Score float64 `json:"score"`
+	// Against is what the item was compared with, in Score's unit: the
+	// score of the conversation's best stretch, or of its best window of
+	// the item's length under the window forms (see Comparison); 0 when
+	// the conversation holds none of the query's terms.
+	Against float64 `json:"against"`
+	// Turn is the first turn of that window or stretch, -1 when there is
+	// none.
+	Turn int `json:"turn"`
+	// Admitted reports that the item matched the query (Score > 0) and
+	// Score + Options.ExternalMargin > Against.
+	Admitted bool `json:"admitted"`
+	// Sent reports that the item reached the context: it was admitted and
+	// fitted the room left in the budget.
+	Sent bool `json:"sent"`
+}
+
+// admit decides on every weighed item and returns the admissions, in the
+// items' order, with the indices of the admitted ones, best first.
+func (m *state) admit(items []Item, from []int, w weighing) ([]Admission, []int) {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	out := make([]Admission, len(items))
+	var order []int
+	for i := range items {
+		a := Admission{Item: from[i], Source: items[i].Source, Turn: -1}
+		if w.scores != nil && w.err == nil {
+			a.Score, a.Against, a.Turn = w.scores[i], w.against[i], w.turns[i]
+			a.Admitted = a.Score > 0 && a.Score+m.opt.ExternalMargin > a.Against
+		}
+		if a.Admitted {
+			order = append(order, i)
+		}
+		out[i] = a
+	}
+	sort.SliceStable(order, func(a, b int) bool { return w.scores[order[a]] > w.scores[order[b]] })
+	return out, order
+}
+
+// window is one stretch of the conversation as the window comparisons read
+// it: where each of its turns starts and where the query's terms occur,
+// counted in terms.
+type window struct {
+	starts []int32 // the first term of each turn, and the stretch's length last
+	pos    []int32 // the position of each occurrence of a query term, ascending
+	term   []int32 // which query term occurs there
+	first  int     // the stretch's first turn
+}
+
+// windows finds, for each outside item (given as its terms), what the
+// chosen comparison sets it against: the score of the conversation's best
+// window of the item's length and that window's first turn, for the query
+// q on corpus c. Stretches are read in the order of what any window of
+// theirs could score at most, and only until that bound cannot beat the
+// best window found, so a long conversation is read only where the query's
+// terms gather. If the caller's context ends first, the items it had no
+// time for score 0 in scores, as the index leaves them, so none is
+// admitted against a window half sought.
+func (m *state) windows(c corpus, q []qterm, extra [][]string, scores []float64, cmp Comparison) ([]float64, []int) {
+	coverage := cmp == CompareCoverage
+	ix := m.ix
+	all := make([]float64, len(q))
+	total := 0.0
+	for j, t := range q {
+		all[j] = ix.idf(c, t)
+		total += all[j]
+	}
+	weight := all
+	// Which stretches hold a query term, one per distinct text.
+	_, touched := ix.score(c, q, make([]float64, len(ix.slots)), nil)
+	held := make(map[int32]int, len(touched))
+	for _, s := range touched {
+		held[s] = -1
+	}
+	var cands []int // stretches, the open one included
+	for s := range m.str {
+		slot := m.str[s].slot
+		if slot < 0 {
+			cands = append(cands, s)
+			continue
+		}
+		if first, ok := held[slot]; ok && first < 0 {
+			held[slot] = s
+			cands = append(cands, s)
+		}
+	}
+	read := make(map[int]*window, len(cands))
+	bounds := make([]float64, len(cands))
+	order := make([]int, len(cands))
+	against := make([]float64, len(extra))
+	turns := make([]int, len(extra))
+	own := make([]float64, len(q))
+	for i, doc := range extra {
+		turns[i] = -1
+		n := max(len(doc), 1)
+		weight := weight
+		if cmp == CompareItemTerms {
+			// Only the query terms the item holds count, on both sides.
+			clear(own)
+			for _, x := range doc {
+				if j := slices.IndexFunc(q, func(t qterm) bool { return t.text == x }); j >= 0 {
+					own[j] = all[j]
+				}
+			}
+			weight = own
+		}
+		for k, s := range cands {
+			order[k] = k
+			bounds[k] = m.windowBound(c, q, weight, s, n, coverage, read)
+		}
+		sort.SliceStable(order, func(a, b int) bool { return bounds[order[a]] > bounds[order[b]] })
+		best := 0.0
+		for _, k := range order {
+			if ix.halted(0) {
+				clear(scores[i:])
+				break
+			}
+			if bounds[k] <= best {
+				break
+			}
+			w := read[cands[k]]
+			if w == nil {
+				w = m.readWindow(q, cands[k])
+				read[cands[k]] = w
+			}
+			if v, t := w.best(c, weight, n, coverage); v > best {
+				best, turns[i] = v, t
+			}
+		}
+		against[i] = best
+		if coverage && total > 0 {
+			against[i] = best / total
+		}
+	}
+	return against, turns
+}
+
+// windowBound is the most any window of stretch s can score: each query
+// term it holds at any frequency in any length of text under BM25, or its
+// weight under coverage. The open stretch, not in the postings, is read
+// whole: its best window is the bound.
+func (m *state) windowBound(c corpus, q []qterm, weight []float64, s, n int, coverage bool, read map[int]*window) float64 {
+	slot := m.str[s].slot
+	if slot < 0 {
+		w := read[s]
+		if w == nil {
+			w = m.readWindow(q, s)
+			read[s] = w
+		}
+		v, _ := w.best(c, weight, n, coverage)
+		return v
+	}
+	bound := 0.0
+	for j, t := range q {
+		switch {
+		case t.id == noTerm || m.ix.tf(t.id, slot) == 0:
+		case coverage:
+			bound += weight[j]
+		default:
+			bound += weight[j] * (bm25K1 + 1)
+		}
+	}
+	return bound
+}
+
+// readWindow tokenizes stretch s as the index did and notes where its turns
+// start and the query's terms occur.
+func (m *state) readWindow(q []qterm, s int) *window {
+	at := make(map[string]int32, len(q))
+	for j, t := range q {
+		at[t.text] = int32(j)
+	}
+	a, b := m.str[s].start, m.stretchEnd(s)
+	w := &window{first: a}
+	var tk tokenizer
+	n := int32(0)
+	m.pieces(a, b, a)(func(p string) {
+		w.starts = append(w.starts, n)
+		tk.each(p, func(term []byte) {
+			if j, ok := at[string(term)]; ok {
+				w.pos = append(w.pos, n)
+				w.term = append(w.term, j)
+			}
+			n++
+		})
+	})
+	w.starts = append(w.starts, n)
+	return w
+}
+
+// best returns the best score of a window of w for an item of n terms, and
+// the turn the window starts with. A window is a run of whole turns, as
+// many from its first as fit in n terms, and at least that one: the
+// conversation said as much as the item in as many words, neither side
+// borrowing a name from one turn and a topic from the next.
+func (w *window) best(c corpus, weight []float64, n int, coverage bool) (float64, int) {
+	tf := make([]int, len(weight))
+	best, turn := 0.0, -1
+	lo, hi := 0, 0 // the occurrences in the window
+	end := 0       // the window's last turn, exclusive
+	for t := 0; t+1 < len(w.starts); t++ {
+		end = max(end, t+1)
+		for end+1 < len(w.starts) && w.starts[end+1]-w.starts[t] <= int32(n) {
+			end++
+		}
+		for ; lo < len(w.pos) && w.pos[lo] < w.starts[t]; lo++ {
+			if lo < hi {
+				tf[w.term[lo]]--
+			}
+		}
+		hi = max(hi, lo)
+		for ; hi < len(w.pos) && w.pos[hi] < w.starts[end]; hi++ {
+			tf[w.term[hi]]++
+		}
+		if lo == hi {
+			continue
+		}
+		// Turns shorter than the item are scored at its length, so a
+		// short reply does not win on brevity alone.
+		dl := float64(max(w.starts[end]-w.starts[t], int32(n)))
+		v := 0.0
+		for j, f := range tf {
+			switch {
+			case f == 0:
+			case coverage:
+				v += weight[j]
+			default:
+				v += termScore(weight[j], float64(f), dl, c.avgdl)
+			}
+		}
+		if v > best {
+			best, turn = v, w.first+t
+		}
+	}
+	return best, turn
+}
+
+// itemScores are the BM25 scores of the outside documents (given as their
+// terms) for the query q on corpus c, summed in query order: on the same
+// table as the windows they are compared with, so an item that repeats a
+// turn of the conversation ties with it exactly. A document there was no
+// time for scores 0.
+func itemScores(ix *index, c corpus, q []qterm, docs [][]string) []float64 {
+	at := make(map[string]int, len(q))
+	for j, t := range q {
+		at[t.text] = j
+	}
+	out := make([]float64, len(docs))
+	tf := make([]int, len(q))
+	for i, doc := range docs {
+		if ix.halted(0) {
+			break
+		}
+		clear(tf)
+		for _, x := range doc {
+			if j, ok := at[x]; ok {
+				tf[j]++
+			}
+		}
+		for j, f := range tf {
+			if f > 0 {
+				out[i] += termScore(ix.idf(c, q[j]), float64(f), float64(len(doc)), c.avgdl)
+			}
+		}
+	}
+	return out
+}
+
+// queryCorpus is ix.corpus(extra) as scoring the query q reads it: the
+// outside documents' other terms change no idf of q's, only the mean
+// length, so they are counted rather than tabled.
+func queryCorpus(ix *index, q []qterm, extra [][]string) corpus {
+	in := make(map[string]bool, len(q))
+	for _, t := range q {
+		in[t.text] = true
+	}
+	lean := make([][]string, len(extra))
+	cut := 0
+	for i, d := range extra {
+		for _, x := range d {
+			if in[x] {
+				lean[i] = append(lean[i], x)
+			}
+		}
+		cut += len(d) - len(lean[i])
+	}
+	c := ix.corpus(lean)
+	if c.n > 0 {
+		c.avgdl += float64(cut) / c.n
+	}
+	return c
+}
+
+// uniform is one thing to compare against for each of n items: v, starting at
+// turn.
+func uniform(v float64, turn, n int) ([]float64, []int) {
+	against, turns := make([]float64, n), make([]int, n)
+	for i := range against {
+		against[i], turns[i] = v, turn
+	}
+	return against, turns
+}
+
+// bestStretch returns the first turn of the stretch that scores best for
+// the query q on corpus c, the open one included; -1 when none matches.
+func (m *state) bestStretch(c corpus, q []qterm) int {
+	scores := make([]float64, len(m.ix.slots))
+	open, _ := m.ix.score(c, q, scores, nil)
+	best, first := 0.0, -1
+	for s := range m.str {
+		v := open
+		if slot := m.str[s].slot; slot >= 0 {
+			v = scores[slot]
+		}
+		if v > best {
+			best, first = v, m.str[s].start
+		}
+	}
+	return first
+}
+
+// coverage returns the share of the query's weight, the idf of its
+// distinct terms on corpus c, that each document (given as its terms) holds.
+func coverage(ix *index, c corpus, q []qterm, docs [][]string) []float64 {
+	weight := make(map[string]float64, len(q))
+	total := 0.0
+	for _, t := range q {
+		weight[t.text] = ix.idf(c, t)
+		total += weight[t.text]
+	}
+	out := make([]float64, len(docs))
+	if total == 0 {
+		return out
+	}
+	seen := make(map[string]bool)
+	for i, doc := range docs {
+		clear(seen)
+		for _, x := range doc {
+			if w, ok := weight[x]; ok && !seen[x] {
+				seen[x] = true
+				out[i] += w / total
+			}
+		}
+	}
+	return out
+}
