@@ -38,6 +38,10 @@ func scopeIsRequired(t *testing.T, st store.Store) {
 		{Tenant: "acme\x00", User: "alice", Conversation: "support-1"},
 		{Tenant: "acme", User: "alice\n", Conversation: "support-1"},
 		{Tenant: "acme", User: "alice", Conversation: "support-1\xff"},
+		{Tenant: "acme", User: "ali\u202ece", Conversation: "support-1"},
+		{Tenant: "acme\u200b", User: "alice", Conversation: "support-1"},
+		{Tenant: "acme", User: "alice", Conversation: "support-1\u2028"},
+		{Tenant: "\ufeffacme", User: "alice", Conversation: "support-1"},
 		{Tenant: "acme", User: "alice", Conversation: strings.Repeat("c", store.MaxID+1)},
 	} {
 		user := bad.Tenant != alice.Tenant || bad.User != alice.User

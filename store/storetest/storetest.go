@@ -33,6 +33,7 @@ func Run(t *testing.T, open Opener) {
 		{"DeletionRemovesConversationsAndCountsThem", deletionRemovesConversations},
 		{"AuditRecordsEveryChangeWithoutText", auditRecordsEveryChange},
 		{"CacheServesAWarmCopyCaughtUp", cacheServesWarmCopy},
+		{"TimesComeBackExactlyAsToJSONWritesThem", timesComeBackExactly},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
