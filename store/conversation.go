@@ -24,6 +24,7 @@ type Conversation struct {
 	opts   byheart.Options
 	at     Position
 	kept   []byte // the kept selection as stored at `at`
+	erased int    // how many of the Memory's Redactions the store has
 }
 
 // Open loads the conversation at scope whole, configured by opts. A
@@ -51,15 +52,23 @@ func (c *Conversation) Scope() Scope { return c.scope }
 // At returns the stored position the copy was loaded or last saved at.
 func (c *Conversation) At() Position { return c.at }
 
-// Unsaved reports whether the Memory holds turns not yet saved.
-func (c *Conversation) Unsaved() bool { return c.Memory.Len() != c.at.Turns }
+// Unsaved reports whether the Memory holds turns, or redactions of stored
+// turns, not yet saved.
+func (c *Conversation) Unsaved() bool {
+	return c.Memory.Len() != c.at.Turns || c.Memory.Redactions(c.erased) != nil
+}
 
 // Save writes what the Memory gained since it was loaded or last saved:
-// its new turns and stretch starts, and its kept selection, so that the
-// next request extends the same cached prefix. When another writer saved
-// first it fails with ErrConflict and writes nothing; Open the
-// conversation again and redo the request's appends.
+// first the redactions made on it (Memory.Redact) of turns the store
+// holds, each erased there as Redact erases it, then its new turns and
+// stretch starts, and its kept selection, so that the next request extends
+// the same cached prefix. When another writer saved first it fails with
+// ErrConflict and writes no turn (the redactions are written all the
+// same); Open the conversation again and redo the request's appends.
 func (c *Conversation) Save(ctx context.Context) error {
+	if err := c.erase(ctx); err != nil {
+		return err
+	}
 	changes, err := c.Memory.Since(c.at.Turns, c.at.Bound)
 	if err != nil {
 		return Op("save", c.scope, err)
@@ -80,6 +89,9 @@ func (c *Conversation) Save(ctx context.Context) error {
 // history was rewritten by a redaction. A copy with unsaved turns cannot
 // take others' turns after its own: that is ErrConflict.
 func (c *Conversation) Refresh(ctx context.Context) error {
+	if err := c.erase(ctx); err != nil {
+		return err
+	}
 	rec, err := c.st.Load(ctx, c.scope, c.at)
 	if err != nil {
 		return err
@@ -95,7 +107,7 @@ func (c *Conversation) Refresh(ctx context.Context) error {
 		if err != nil {
 			return Op("refresh", c.scope, err)
 		}
-		c.Memory = m
+		c.Memory, c.erased = m, 0
 	} else if err := c.Memory.Apply(rec.Changes); err != nil {
 		return Op("refresh", c.scope, err)
 	}
@@ -103,20 +115,40 @@ func (c *Conversation) Refresh(ctx context.Context) error {
 	return nil
 }
 
-// Redact redacts turn i in the store, erasing its text there (see
-// Store.Redact), and in the Memory. A turn not saved yet is redacted in
-// the Memory alone, and saved as its placeholder.
+// Redact redacts turn i in the Memory and in the store, erasing its text
+// there (see Store.Redact). A turn not saved yet is redacted in the Memory
+// alone, and saved as its placeholder. When the store cannot be reached
+// the turn stays redacted in the Memory, and the next Save, Refresh or
+// Redact erases it in the store before anything else.
 func (c *Conversation) Redact(ctx context.Context, i int) error {
-	if i < c.at.Turns {
-		at, err := c.st.Redact(ctx, c.scope, i)
-		if err != nil {
-			return err
-		}
-		if at.Version == c.at.Version+1 {
-			c.at, c.kept = at, nil // nobody else wrote in between: the copy is current
-		}
+	err := c.Memory.Redact(i)
+	if errors.Is(err, byheart.ErrIndex) {
+		return Op("redact", c.scope, err)
 	}
-	return c.Memory.Redact(i)
+	if werr := c.erase(ctx); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// erase writes to the store the redactions made on the Memory since the
+// last it wrote, of the turns the store holds; the others are saved as
+// their placeholders. A redaction the store has already is not written
+// twice: Store.Redact does nothing to a redacted turn.
+func (c *Conversation) erase(ctx context.Context) error {
+	for _, i := range c.Memory.Redactions(c.erased) {
+		if i < c.at.Turns {
+			at, err := c.st.Redact(ctx, c.scope, i)
+			if err != nil {
+				return err
+			}
+			if at.Version == c.at.Version+1 {
+				c.at, c.kept = at, nil // nobody else wrote in between: the copy is current
+			}
+		}
+		c.erased++
+	}
+	return nil
 }
 
 // Cache keeps a server's recent conversations in memory, so that a request

@@ -34,6 +34,7 @@ func Run(t *testing.T, open Opener) {
 		{"AuditRecordsEveryChangeWithoutText", auditRecordsEveryChange},
 		{"CacheServesAWarmCopyCaughtUp", cacheServesWarmCopy},
 		{"TimesComeBackExactlyAsToJSONWritesThem", timesComeBackExactly},
+		{"EveryWayOfRedactingErasesFromTheStore", everyErasurePersists},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
