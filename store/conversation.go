@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"container/list"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"sync"
@@ -25,6 +26,15 @@ type Conversation struct {
 	at     Position
 	kept   []byte // the kept selection as stored at `at`
 	erased int    // how many of the Memory's Redactions the store has
+	tried  tried  // the last save whose outcome is not known
+}
+
+// tried is a save that failed without saying whether it committed: its id
+// and the position it built on.
+type tried struct {
+	id   string
+	auto bool // the id is the Conversation's own, which no other copy has
+	base Position
 }
 
 // Open loads the conversation at scope whole, configured by opts. A
@@ -65,7 +75,24 @@ func (c *Conversation) Unsaved() bool {
 // the same cached prefix. When another writer saved first it fails with
 // ErrConflict and writes no turn (the redactions are written all the
 // same); Open the conversation again and redo the request's appends.
-func (c *Conversation) Save(ctx context.Context) error {
+//
+// Calling Save again after any error is safe: a save carries an id of the
+// copy's own, kept until it succeeds, so that a retry after an error that
+// left its outcome unknown (ErrUnavailable: a connection lost at commit)
+// lands the turns once. To make redoing the whole request safe too, on a
+// fresh copy or another server, use SaveAs with the request's id.
+func (c *Conversation) Save(ctx context.Context) error { return c.SaveAs(ctx, "") }
+
+// SaveAs saves as Save does, under id (an ID, e.g. the id a client sends
+// with each request and again when it retries it): however often the
+// request is redone, on this copy or a fresh one, on this server or
+// another, its turns land once. When an earlier attempt of it committed
+// the same turns, SaveAs writes nothing and returns nil; when that attempt
+// committed other turns (another copy's, with another answer from the
+// model), it writes nothing, replaces the Memory by the stored
+// conversation, which holds that attempt's turns, and returns an error
+// wrapping ErrSaved. An empty id is Save's.
+func (c *Conversation) SaveAs(ctx context.Context, id string) error {
 	if err := c.erase(ctx); err != nil {
 		return err
 	}
@@ -76,11 +103,51 @@ func (c *Conversation) Save(ctx context.Context) error {
 	if c.at.Version != 0 && len(changes.Turns) == 0 && len(changes.Bounds) == 0 && bytes.Equal(changes.Kept, c.kept) {
 		return nil // nothing to write
 	}
-	at, err := c.st.Save(ctx, c.scope, c.at, changes)
+	try := tried{id: id, base: c.at}
+	if id == "" {
+		try = c.tried
+		if !try.auto || try.base != c.at {
+			try = tried{id: newID(), auto: true, base: c.at}
+		}
+	}
+	at, err := c.st.Save(ctx, c.scope, c.at, changes, try.id)
+	switch {
+	case err == nil:
+		c.tried, c.at, c.kept = tried{}, at, changes.Kept
+		return nil
+	case !errors.Is(err, ErrSaved):
+		c.tried = try
+		return err
+	case try.auto && at.Epoch == c.at.Epoch && at.Version == c.at.Version+1 && at.Turns > c.at.Turns && at.Turns <= c.Memory.Len():
+		// This copy's earlier attempt committed, and the Memory gained or
+		// redacted turns since: take that attempt as saved, erase again
+		// what was redacted (of the turns it stored, too) and save the rest.
+		c.tried, c.at, c.kept, c.erased = tried{}, at, nil, 0
+		return c.SaveAs(ctx, "")
+	}
+	c.tried = tried{}
+	if rerr := c.reload(ctx); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	return err
+}
+
+// newID returns a save id no other copy has.
+func newID() string {
+	return rand.Text()
+}
+
+// reload replaces the Memory by the stored conversation.
+func (c *Conversation) reload(ctx context.Context) error {
+	rec, err := c.st.Load(ctx, c.scope, Position{})
 	if err != nil {
 		return err
 	}
-	c.at, c.kept = at, changes.Kept
+	m, err := byheart.Restore(rec.Changes, c.opts)
+	if err != nil {
+		return Op("save", c.scope, err)
+	}
+	c.Memory, c.at, c.kept, c.erased = m, rec.At, rec.Changes.Kept, 0
 	return nil
 }
 

@@ -13,7 +13,11 @@
 //	conv.Memory.Append(byheart.User, question)
 //	res, err := conv.Memory.Compose(ctx, question)
 //	// ... call the model, append its answer ...
-//	err = conv.Save(ctx) // store.ErrConflict: another writer saved first; open again and redo
+//	err = conv.SaveAs(ctx, requestID) // store.ErrConflict: another writer saved first; open again and redo
+//
+// A save carries an id (Save's own, or the request's with SaveAs), so that
+// doing it again after an error that left its outcome unknown, or redoing
+// the whole request on another copy, lands its turns once.
 //
 // Save writes only what the memory gained: the new turns, the new stretch
 // starts and the kept selection, never the history again. Every operation
@@ -71,6 +75,15 @@ var (
 	ErrInvalid = errors.New("store: invalid change")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("store: closed")
+	// ErrUnavailable: the database could not be reached, or the
+	// connection was lost mid-call, so what the call was doing may or may
+	// not have happened. The store reconnects by itself on the next call;
+	// a save is safe to do again with the same id (see Store.Save).
+	ErrUnavailable = errors.New("store: the database is unavailable; the outcome is unknown")
+	// ErrSaved: a save with that id, but other turns, committed before
+	// (an earlier attempt of the same request, made by another copy);
+	// nothing was written.
+	ErrSaved = errors.New("store: an earlier attempt of this save committed other turns")
 )
 
 // Scope says whose conversation it is. Every field is required.
@@ -181,7 +194,14 @@ type Store interface {
 	// Position. When the stored conversation is not at base's version it
 	// fails with ErrConflict, writing nothing: two writers never overwrite
 	// each other.
-	Save(ctx context.Context, scope Scope, base Position, c byheart.Changes) (Position, error)
+	//
+	// A save with an id (an ID, e.g. the request's id; "" for none) lands
+	// once however often it is redone, on any copy and any server: when a
+	// save of that id to scope has committed before, Save writes nothing
+	// and returns the position that save made, with no error if it
+	// appended the same turns as c, or with ErrSaved if it appended
+	// others. The store keeps a save's id as long as the conversation.
+	Save(ctx context.Context, scope Scope, base Position, c byheart.Changes, id string) (Position, error)
 	// Redact replaces a turn's text by its placeholder and erases it,
 	// with its source, from the database; it drops the kept selection,
 	// which may quote it. Redacting a redacted turn does nothing. A turn

@@ -26,8 +26,13 @@ package postgres
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
 
 	"github.com/byheart/byheart/store"
 	"github.com/byheart/byheart/store/sqlstore"
@@ -76,12 +81,34 @@ var dialect = sqlstore.Dialect{
 			tenant text NOT NULL, user_id text NOT NULL, conversation text NOT NULL,
 			action text NOT NULL, turn bigint NOT NULL, count bigint NOT NULL, version bigint NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS byheart_audit_user ON byheart_audit (tenant, user_id, id)`,
+		// Added after the first release: a database made before gets it on open.
+		`CREATE TABLE IF NOT EXISTS byheart_saves (
+			tenant text NOT NULL, user_id text NOT NULL, conversation text NOT NULL, id text NOT NULL,
+			version bigint NOT NULL, epoch bigint NOT NULL, turns bigint NOT NULL, bound bigint NOT NULL,
+			digest bytea NOT NULL, at bigint NOT NULL,
+			PRIMARY KEY (tenant, user_id, conversation, id))`,
 	},
 	Dollar:     true,
 	BeginRead:  "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
 	BeginWrite: "BEGIN",
 	Lock:       " FOR UPDATE",
 	Conflict:   conflict,
+	Lost:       lost,
+}
+
+// lost reports the connection failing rather than the server refusing a
+// statement: an error the server did not send (refused, reset, closed,
+// cut short), or one it sent as it shut down or while it cannot yet take
+// connections (classes 08 and 57P).
+func lost(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return strings.HasPrefix(pg.Code, "08") || strings.HasPrefix(pg.Code, "57P")
+	}
+	var nerr net.Error
+	return errors.As(err, &nerr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) || strings.Contains(err.Error(), "conn closed")
 }
 
 // conflict reports a write that lost a race: a key another transaction

@@ -90,6 +90,12 @@ var dialect = sqlstore.Dialect{
 			tenant TEXT NOT NULL, user_id TEXT NOT NULL, conversation TEXT NOT NULL,
 			action TEXT NOT NULL, turn INTEGER NOT NULL, count INTEGER NOT NULL, version INTEGER NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS byheart_audit_user ON byheart_audit (tenant, user_id, id)`,
+		// Added after the first release: a database made before gets it on open.
+		`CREATE TABLE IF NOT EXISTS byheart_saves (
+			tenant TEXT NOT NULL, user_id TEXT NOT NULL, conversation TEXT NOT NULL, id TEXT NOT NULL,
+			version INTEGER NOT NULL, epoch INTEGER NOT NULL, turns INTEGER NOT NULL, bound INTEGER NOT NULL,
+			digest BLOB NOT NULL, at INTEGER NOT NULL,
+			PRIMARY KEY (tenant, user_id, conversation, id)) WITHOUT ROWID`,
 	},
 	BeginRead:  "BEGIN",
 	BeginWrite: "BEGIN IMMEDIATE",

@@ -2,12 +2,14 @@
 // whose Dialect says how they differ: the SQLite and PostgreSQL modules are
 // a Dialect and an Open each. It imports only the standard library.
 //
-// Three tables hold everything, each keyed by the whole scope (tenant,
+// Four tables hold everything, each keyed by the whole scope (tenant,
 // user, conversation), which every statement names in full:
 // byheart_conversations, one row per conversation with its version, epoch,
 // turn count, last stretch start and kept selection; byheart_turns, one
-// row per turn; and byheart_audit, the audit log, which never holds a
-// turn's text. A save appends rows and updates one; it never rewrites a
+// row per turn; byheart_saves, the id of each save made with one and the
+// position it made; and byheart_audit, the audit log, which never holds a
+// turn's text. A database made before byheart_saves existed gets it when
+// it is opened. A save appends rows and updates one; it never rewrites a
 // turn it did not add.
 package sqlstore
 
@@ -26,8 +28,9 @@ import (
 type Dialect struct {
 	// Name names the database in errors.
 	Name string
-	// Schema creates the three tables and their indexes if they are
-	// missing; it is run, statement by statement, by New.
+	// Schema creates the tables and their indexes if they are missing; it
+	// is run, statement by statement, by New, and so migrates a database
+	// made by an earlier version.
 	Schema []string
 	// Dollar numbers the placeholders $1, $2, ... rather than writing ?.
 	Dollar bool
@@ -41,6 +44,11 @@ type Dialect struct {
 	// Conflict reports whether err is the database refusing a write that
 	// raced another (a unique key taken, a serialization failure).
 	Conflict func(err error) bool
+	// Lost, when set, reports whether err is the connection to the
+	// database failing (refused, reset, closed by the server) rather than
+	// the database refusing a statement: the store reports it as
+	// store.ErrUnavailable.
+	Lost func(err error) bool
 	// Erase, when set, runs after a redaction or deletion has committed,
 	// to remove the erased bytes from files the database keeps beside its
 	// tables (SQLite's write-ahead log).
@@ -113,7 +121,7 @@ func (s *Store) begin(ctx context.Context, write bool) (*tx, error) {
 	}
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return nil, s.closedOr(err)
+		return nil, s.failed(err)
 	}
 	stmt := s.d.BeginRead
 	if write {
@@ -121,7 +129,7 @@ func (s *Store) begin(ctx context.Context, write bool) (*tx, error) {
 	}
 	if _, err := conn.ExecContext(ctx, stmt); err != nil {
 		conn.Close()
-		return nil, s.closedOr(err)
+		return nil, s.failed(err)
 	}
 	return &tx{conn: conn}, nil
 }
@@ -146,13 +154,19 @@ func (s *Store) end(ctx context.Context, t *tx, err error) error {
 	if s.d.Conflict != nil && s.d.Conflict(err) {
 		return fmt.Errorf("%w: %w", store.ErrConflict, err)
 	}
-	return s.closedOr(err)
+	return s.failed(err)
 }
 
-// closedOr reports a failure of a closed store as store.ErrClosed.
-func (s *Store) closedOr(err error) error {
-	if err != nil && s.closed.Load() {
+// failed reports a failure of a closed store as store.ErrClosed, and one
+// of the connection as store.ErrUnavailable.
+func (s *Store) failed(err error) error {
+	switch {
+	case err == nil || errors.Is(err, store.ErrClosed) || errors.Is(err, store.ErrUnavailable):
+		return err
+	case s.closed.Load():
 		return fmt.Errorf("%w: %w", store.ErrClosed, err)
+	case s.d.Lost != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && s.d.Lost(err):
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 	}
 	return err
 }
@@ -190,7 +204,7 @@ func (s *Store) erased(ctx context.Context) error {
 	if s.d.Erase == nil {
 		return nil
 	}
-	return s.closedOr(s.d.Erase(context.WithoutCancel(ctx), s.db))
+	return s.failed(s.d.Erase(context.WithoutCancel(ctx), s.db))
 }
 
 // rebind numbers the ? placeholders of q as $1, $2, ... .

@@ -18,7 +18,7 @@ func operations(ctx context.Context, st store.Store, scope store.Scope, base sto
 	errs := map[string]error{}
 	_, errs["Load"] = st.Load(ctx, scope, store.Position{})
 	_, errs["Save"] = st.Save(ctx, scope, base, byheart.Changes{From: base.Turns,
-		Turns: []byheart.Turn{{Role: byheart.User, Text: "one more"}}})
+		Turns: []byheart.Turn{{Role: byheart.User, Text: "one more"}}}, "")
 	_, errs["Redact"] = st.Redact(ctx, scope, 0)
 	_, errs["Delete"] = st.Delete(ctx, scope)
 	if !user {
@@ -142,7 +142,7 @@ func badInputChangesNothing(t *testing.T, st store.Store) {
 		{"a kept selection that is not JSON", byheart.Changes{From: 20, Kept: json.RawMessage("{")}, store.ErrInvalid},
 		{"a kept selection over MaxKept", byheart.Changes{From: 20, Kept: json.RawMessage(`"` + strings.Repeat("k", store.MaxKept) + `"`)}, store.ErrTooLarge},
 	} {
-		_, err := st.Save(ctx, alice, at, tc.c)
+		_, err := st.Save(ctx, alice, at, tc.c, "")
 		wantErr(t, err, tc.want, tc.name)
 	}
 	unknown := store.Scope{Tenant: "acme", User: "alice", Conversation: "never-saved"}

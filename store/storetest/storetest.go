@@ -35,6 +35,7 @@ func Run(t *testing.T, open Opener) {
 		{"CacheServesAWarmCopyCaughtUp", cacheServesWarmCopy},
 		{"TimesComeBackExactlyAsToJSONWritesThem", timesComeBackExactly},
 		{"EveryWayOfRedactingErasesFromTheStore", everyErasurePersists},
+		{"RedoneSaveLandsOnce", redoneSaveLandsOnce},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
