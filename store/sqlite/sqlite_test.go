@@ -265,6 +265,8 @@ func child(mode, path, arg string) error {
 				return err
 			}
 		}
+	case "writers":
+		return writers(ctx, st, arg)
 	case "writer":
 		var w, each int
 		if _, err := fmt.Sscan(arg, &w, &each); err != nil {
