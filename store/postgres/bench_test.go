@@ -12,3 +12,10 @@ func BenchmarkStore(b *testing.B) {
 	serverURL(b)
 	storetest.Benchmark(b, newStore)
 }
+
+// BenchmarkConcurrent runs storetest.Concurrent on the server: 1 to 256
+// conversations served at once.
+func BenchmarkConcurrent(b *testing.B) {
+	serverURL(b)
+	storetest.Concurrent(b, newStore)
+}

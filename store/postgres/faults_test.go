@@ -309,18 +309,45 @@ func TestRestartedServerLosesAndDoublesNothing(t *testing.T) {
 	}
 }
 
+// reopen opens a second store on the schema of st, through the server at
+// host (the proxy's, or the server's own when empty), its connections
+// named for pg_stat_activity.
+func reopen(t *testing.T, st *Store, host, name string) *Store {
+	t.Helper()
+	var schema string
+	if err := st.DB().QueryRow("SELECT current_schema()").Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(serverURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		u.Host = host
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	q.Set("application_name", name)
+	u.RawQuery = q.Encode()
+	again, err := Open(context.Background(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { again.Close() })
+	return again
+}
+
 func TestTerminatedBackendsLoseAndDoubleNothing(t *testing.T) {
 	serverURL(t)
-	st := openSchema(t)
 	admin := openSchema(t)
+	st := reopen(t, admin, "", "byheart_faults")
 	n := faultRequests()
 	load(t, st, n, false, func(ctx context.Context, rng *rand.Rand, tl *tally) {
 		for ctx.Err() == nil {
 			time.Sleep(time.Duration(5+rng.IntN(40)) * time.Millisecond)
 			var killed int
 			err := admin.DB().QueryRowContext(ctx, `SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-				WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
-				AND query NOT LIKE '%pg_terminate_backend%' ORDER BY random() LIMIT 1 + $1) k`, rng.IntN(3)).Scan(&killed)
+				WHERE application_name = 'byheart_faults' ORDER BY random() LIMIT 1 + $1) k`, rng.IntN(3)).Scan(&killed)
 			if err == nil {
 				tl.faults.Add(int64(killed))
 			}
@@ -431,24 +458,12 @@ func TestLostCommitAnswersDoubleNothing(t *testing.T) {
 	for _, naive := range []bool{false, true} {
 		t.Run(map[bool]string{false: "WithTheRequestID", true: "RedoneOnAFreshCopyWithoutAnID"}[naive], func(t *testing.T) {
 			direct := openSchema(t)
-			var schema string
-			if err := direct.DB().QueryRow("SELECT current_schema()").Scan(&schema); err != nil {
-				t.Fatal(err)
-			}
 			u, err := url.Parse(serverURL(t))
 			if err != nil {
 				t.Fatal(err)
 			}
 			p := newProxy(t, u.Host, 0.05)
-			u.Host = p.ln.Addr().String()
-			q := u.Query()
-			q.Set("search_path", schema)
-			u.RawQuery = q.Encode()
-			st, err := Open(context.Background(), u.String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := reopen(t, direct, p.ln.Addr().String(), "byheart_lost_commits")
 			n := faultRequests()
 			if naive {
 				n = min(n, 1000)

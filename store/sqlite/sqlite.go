@@ -99,6 +99,7 @@ var dialect = sqlstore.Dialect{
 	},
 	BeginRead:  "BEGIN",
 	BeginWrite: "BEGIN IMMEDIATE",
+	OneWriter:  true,
 	Conflict:   conflict,
 	Erase:      checkpoint,
 }

@@ -239,21 +239,48 @@ func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position
 		}
 		sum = digest(c)
 	}
-	t, err := s.begin(ctx, true)
-	if err != nil {
-		return base, store.Op("save", scope, err)
+	w := &write{ctx: ctx, scope: scope, base: base, c: c, id: id, sum: sum}
+	if s.d.OneWriter {
+		s.grouped(w)
+	} else if t, err := s.begin(ctx, true); err != nil {
+		w.err = err
+	} else {
+		w.at, w.err = s.saveIn(ctx, t, w)
+		w.err = s.end(ctx, t, w.err)
 	}
-	defer func() {
-		err = s.end(ctx, t, err)
-		if id != "" && errors.Is(err, store.ErrConflict) {
-			if prior, perr := s.saved(ctx, s.db, scope, id, sum); perr == nil || errors.Is(perr, store.ErrSaved) {
-				at, err = prior, perr
-			}
+	if id != "" && errors.Is(w.err, store.ErrConflict) {
+		// The conflict may be an earlier attempt of this save committing
+		// in between.
+		if prior, err := s.saved(ctx, s.db, scope, id, sum); err == nil || errors.Is(err, store.ErrSaved) {
+			w.at, w.err = prior, err
 		}
-		err = store.Op("save", scope, err)
-	}()
-	if id != "" {
-		if prior, err := s.saved(ctx, t.conn, scope, id, sum); !errors.Is(err, store.ErrNotFound) {
+	}
+	if w.err != nil && !errors.Is(w.err, store.ErrSaved) {
+		w.at = base
+	}
+	return w.at, store.Op("save", scope, w.err)
+}
+
+// write is one save.
+type write struct {
+	ctx   context.Context
+	scope store.Scope
+	base  store.Position
+	c     byheart.Changes
+	id    string
+	sum   []byte
+	at    store.Position
+	err   error
+	done  chan struct{} // closed once a grouped save's outcome is known
+}
+
+// saveIn makes the save w in t: it looks for its id, then advances or
+// creates the conversation's row, appends the turns, records the id and
+// audits the append.
+func (s *Store) saveIn(ctx context.Context, t *tx, w *write) (at store.Position, err error) {
+	scope, base, c := w.scope, w.base, w.c
+	if w.id != "" {
+		if prior, err := s.saved(ctx, t.conn, scope, w.id, w.sum); !errors.Is(err, store.ErrNotFound) {
 			return prior, err
 		}
 	}
@@ -275,9 +302,9 @@ func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position
 	if err := s.append(ctx, t, scope, c, now); err != nil {
 		return base, err
 	}
-	if id != "" {
-		if _, err := t.conn.ExecContext(ctx, s.q.addSave, scope.Tenant, scope.User, scope.Conversation, id,
-			at.Version, at.Epoch, at.Turns, at.Bound, sum, now.UnixMicro()); err != nil {
+	if w.id != "" {
+		if _, err := t.conn.ExecContext(ctx, s.q.addSave, scope.Tenant, scope.User, scope.Conversation, w.id,
+			at.Version, at.Epoch, at.Turns, at.Bound, w.sum, now.UnixMicro()); err != nil {
 			return base, err
 		}
 	}

@@ -41,6 +41,11 @@ type Dialect struct {
 	// Lock is appended to the select of a conversation's row in a writing
 	// transaction: " FOR UPDATE", or "" where BeginWrite locks already.
 	Lock string
+	// OneWriter says the database takes one writing transaction at a time
+	// (SQLite): the store's writers then queue for it in the process, in
+	// order, rather than each polling the database's lock, whose waits
+	// back off to many milliseconds under load.
+	OneWriter bool
 	// Conflict reports whether err is the database refusing a write that
 	// raced another (a unique key taken, a serialization failure).
 	Conflict func(err error) bool
@@ -61,6 +66,8 @@ type Store struct {
 	d      Dialect
 	closed atomic.Bool
 	q      queries
+	writer chan struct{} // held by the one writing transaction, with OneWriter
+	group  group         // the saves waiting to be committed together, with OneWriter
 }
 
 var _ store.Store = (*Store)(nil)
@@ -73,7 +80,7 @@ func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 			return nil, fmt.Errorf("store: %s schema: %w", d.Name, err)
 		}
 	}
-	return &Store{db: db, d: d, q: newQueries(d.Dollar)}, nil
+	return &Store{db: db, d: d, q: newQueries(d.Dollar), writer: make(chan struct{}, 1)}, nil
 }
 
 // Open opens a database with the named database/sql driver and returns
@@ -106,8 +113,9 @@ func (s *Store) Close() error {
 // tx is one transaction on a connection of its own, begun with a plain
 // statement so that each dialect chooses how it locks.
 type tx struct {
-	conn *sql.Conn
-	done bool
+	conn   *sql.Conn
+	done   bool
+	writer bool // it holds the store's writer
 }
 
 // begin starts a transaction, after checking that the store is open and
@@ -119,9 +127,26 @@ func (s *Store) begin(ctx context.Context, write bool) (*tx, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	t := &tx{writer: write && s.d.OneWriter}
+	if t.writer {
+		select {
+		case s.writer <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if err := s.open(ctx, t, write); err != nil {
+		s.release(t)
+		return nil, err
+	}
+	return t, nil
+}
+
+// open takes a connection for t and begins its transaction.
+func (s *Store) open(ctx context.Context, t *tx, write bool) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return nil, s.failed(err)
+		return s.failed(err)
 	}
 	stmt := s.d.BeginRead
 	if write {
@@ -129,9 +154,18 @@ func (s *Store) begin(ctx context.Context, write bool) (*tx, error) {
 	}
 	if _, err := conn.ExecContext(ctx, stmt); err != nil {
 		conn.Close()
-		return nil, s.failed(err)
+		return s.failed(err)
 	}
-	return &tx{conn: conn}, nil
+	t.conn = conn
+	return nil
+}
+
+// release lets the next writer in, if t held the writer.
+func (s *Store) release(t *tx) {
+	if t.writer {
+		t.writer = false
+		<-s.writer
+	}
 }
 
 // end commits the transaction if err is nil and rolls it back otherwise;
@@ -142,6 +176,7 @@ func (s *Store) end(ctx context.Context, t *tx, err error) error {
 		return err
 	}
 	t.done = true
+	defer s.release(t)
 	defer t.conn.Close()
 	if err == nil {
 		if _, err = t.conn.ExecContext(ctx, "COMMIT"); err == nil {
@@ -151,7 +186,13 @@ func (s *Store) end(ctx context.Context, t *tx, err error) error {
 	if _, rerr := t.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
 		t.conn.Raw(func(any) error { return errBadConn })
 	}
-	if s.d.Conflict != nil && s.d.Conflict(err) {
+	return s.classify(err)
+}
+
+// classify reports a write that lost a race as store.ErrConflict, and
+// other failures as failed does.
+func (s *Store) classify(err error) error {
+	if err != nil && s.d.Conflict != nil && s.d.Conflict(err) && !errors.Is(err, store.ErrConflict) {
 		return fmt.Errorf("%w: %w", store.ErrConflict, err)
 	}
 	return s.failed(err)
