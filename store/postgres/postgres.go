@@ -94,6 +94,7 @@ var dialect = sqlstore.Dialect{
 	Lock:       " FOR UPDATE",
 	Conflict:   conflict,
 	Lost:       lost,
+	Conns:      16, // well under the server's max_connections (100 by default), for several servers to share
 }
 
 // lost reports the connection failing rather than the server refusing a
@@ -108,7 +109,7 @@ func lost(err error) bool {
 	var nerr net.Error
 	return errors.As(err, &nerr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, driver.ErrBadConn) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, syscall.EPIPE) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) || strings.Contains(err.Error(), "conn closed")
+		errors.Is(err, syscall.EPIPE) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) || errors.Is(err, pgconn.ErrConnClosed)
 }
 
 // conflict reports a write that lost a race: a key another transaction

@@ -100,6 +100,7 @@ var dialect = sqlstore.Dialect{
 	BeginRead:  "BEGIN",
 	BeginWrite: "BEGIN IMMEDIATE",
 	OneWriter:  true,
+	Conns:      8, // one writes at a time; the others read beside it
 	Conflict:   conflict,
 	Erase:      checkpoint,
 }

@@ -41,6 +41,11 @@ type Dialect struct {
 	// Lock is appended to the select of a conversation's row in a writing
 	// transaction: " FOR UPDATE", or "" where BeginWrite locks already.
 	Lock string
+	// Conns is the most connections the pool holds, all of them kept
+	// open when idle, so that a burst of requests does not close and
+	// reopen them; a call waits for a free one (or its context). 0 leaves
+	// database/sql's defaults (no limit, two idle).
+	Conns int
 	// OneWriter says the database takes one writing transaction at a time
 	// (SQLite): the store's writers then queue for it in the process, in
 	// order, rather than each polling the database's lock, whose waits
@@ -75,6 +80,10 @@ var _ store.Store = (*Store)(nil)
 // New returns a Store over db, creating its tables if they are missing.
 // The Store owns db from then on: Close closes it.
 func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
+	if d.Conns > 0 {
+		db.SetMaxOpenConns(d.Conns)
+		db.SetMaxIdleConns(d.Conns)
+	}
 	for _, stmt := range d.Schema {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return nil, fmt.Errorf("store: %s schema: %w", d.Name, err)
