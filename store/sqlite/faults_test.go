@@ -56,8 +56,9 @@ func writers(ctx context.Context, st store.Store, arg string) error {
 	for g := range killWriters {
 		w := run*killWriters + g
 		go func() {
+			cache := store.NewCache(st, byheart.Options{Budget: 2000}, 1)
 			for r := 0; ; r++ {
-				if err := killRequest(ctx, st, w, r); err != nil {
+				if err := killRequest(ctx, cache, w, r); err != nil {
 					errs <- err
 					return
 				}
@@ -72,10 +73,10 @@ func writers(ctx context.Context, st store.Store, arg string) error {
 }
 
 // killRequest is one request, redone on a fresh copy after a conflict.
-func killRequest(ctx context.Context, st store.Store, w, r int) error {
+func killRequest(ctx context.Context, cache *store.Cache, w, r int) error {
 	q := killQuestion(w, r)
 	for {
-		c, err := store.Open(ctx, st, killScope(w), byheart.Options{Budget: 2000})
+		c, err := cache.Open(ctx, killScope(w))
 		if err != nil {
 			return err
 		}
@@ -90,6 +91,7 @@ func killRequest(ctx context.Context, st store.Store, w, r int) error {
 		}
 		err = c.SaveAs(ctx, fmt.Sprintf("w%d-r%d", w, r))
 		if err == nil || errors.Is(err, store.ErrSaved) {
+			cache.Done(c)
 			return nil
 		}
 		if !errors.Is(err, store.ErrConflict) {
@@ -109,8 +111,9 @@ func TestKilledUnderManyWritersLosesAndDoublesNothing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 31))
 	acked := map[string]bool{}
 	kills := 0
-	deadline := time.Now().Add(10 * time.Minute)
-	for len(acked) < faultRequests() && time.Now().Before(deadline) {
+	deadline := time.Now().Add(20 * time.Minute)
+	minKills := max(3, faultRequests()/500)
+	for (len(acked) < faultRequests() || kills < minKills) && time.Now().Before(deadline) {
 		cmd := childCommand(t, "writers", path, fmt.Sprint(kills))
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
@@ -130,7 +133,7 @@ func TestKilledUnderManyWritersLosesAndDoublesNothing(t *testing.T) {
 			}
 			lines <- got
 		}()
-		time.Sleep(time.Duration(200+rng.IntN(600)) * time.Millisecond)
+		time.Sleep(time.Duration(300+rng.IntN(1200)) * time.Millisecond)
 		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
