@@ -33,11 +33,11 @@ func relaxed(b testing.TB) store.Store {
 // BenchmarkConcurrent runs storetest.Concurrent on a SQLite file: 1 to 256
 // conversations served at once.
 func BenchmarkConcurrent(b *testing.B) {
-	storetest.Concurrent(b, newStore)
+	storetest.Concurrent(b, newStore, nil)
 }
 
 // BenchmarkConcurrentRelaxed runs it with Options.Relaxed: no flush on
 // each commit, the most that sharing flushes could buy.
 func BenchmarkConcurrentRelaxed(b *testing.B) {
-	storetest.Concurrent(b, relaxed)
+	storetest.Concurrent(b, relaxed, nil)
 }

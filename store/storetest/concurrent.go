@@ -23,8 +23,10 @@ const concurrentTurns = 200
 // once, one client each, all in one process: catch up (Cache.Open, one
 // small read), append the user's turn, compose, append the reply, save
 // under the request's id. It reports requests a second, p50 and p99 in
-// milliseconds at each of Concurrency.
-func Concurrent(b *testing.B, open func(testing.TB) store.Store) {
+// milliseconds at each of Concurrency. measure, when not nil, is called
+// on each store just before the timed requests and returns what reports,
+// just after them, what the database did meanwhile (its flushes).
+func Concurrent(b *testing.B, open func(testing.TB) store.Store, measure func(testing.TB, store.Store) func(*testing.B)) {
 	for _, n := range Concurrency {
 		b.Run(fmt.Sprintf("conversations=%d", n), func(b *testing.B) {
 			st := open(b)
@@ -57,6 +59,10 @@ func Concurrent(b *testing.B, open func(testing.TB) store.Store) {
 			var done atomic.Int64
 			took := make([][]time.Duration, n)
 			var wg sync.WaitGroup
+			report := func(*testing.B) {}
+			if measure != nil {
+				report = measure(b, st)
+			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			start := time.Now()
@@ -84,6 +90,7 @@ func Concurrent(b *testing.B, open func(testing.TB) store.Store) {
 			}
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
 			reportPercentiles(b, all)
+			report(b)
 		})
 	}
 }
