@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -245,7 +244,7 @@ func check(t *testing.T, st *Store, acked [][]bool, strict bool) (lost, doubled 
 
 // restart restarts the server with scripts/pg, as the operator would.
 func restart(mode string) error {
-	out, err := exec.Command(filepath.Join("..", "..", "scripts", "pg"), "restart", mode).CombinedOutput()
+	out, err := exec.Command(os.Getenv("BYHEART_PG_SCRIPT"), "restart", mode).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("restart %s: %w\n%s", mode, err, out)
 	}
@@ -273,8 +272,8 @@ func recoveries(tl *tally, restarts []time.Time) []time.Duration {
 // pgScript skips a test that must restart the server when scripts/pg cannot.
 func pgScript(t *testing.T) {
 	serverURL(t)
-	if os.Getenv("BYHEART_PG_DATA") == "" {
-		t.Skip("BYHEART_PG_DATA is not set: the server was not started by scripts/pg, which the restart needs")
+	if os.Getenv("BYHEART_PG_SCRIPT") == "" {
+		t.Skip("BYHEART_PG_SCRIPT is not set: the server was not started by scripts/pg, which the restart needs")
 	}
 }
 
