@@ -118,7 +118,8 @@ func (c *Conversation) SaveAs(ctx context.Context, id string) error {
 	case !errors.Is(err, ErrSaved):
 		c.tried = try
 		return err
-	case try.auto && at.Epoch == c.at.Epoch && at.Version == c.at.Version+1 && at.Turns > c.at.Turns && at.Turns <= c.Memory.Len():
+	case try.auto && (at.Epoch == c.at.Epoch || c.at.Version == 0) && at.Version == c.at.Version+1 &&
+		at.Turns > c.at.Turns && at.Turns <= c.Memory.Len():
 		// This copy's earlier attempt committed, and the Memory gained or
 		// redacted turns since: take that attempt as saved, erase again
 		// what was redacted (of the turns it stored, too) and save the rest.

@@ -129,3 +129,67 @@ func redoneSaveLandsOnce(t *testing.T, st store.Store) {
 	_, err = st.Save(ctx, alice, c.At(), byheart.Changes{From: c.At().Turns}, "r\n1")
 	wantErr(t, err, store.ErrInvalid, "a save id that is not an ID")
 }
+
+// lostAnswer is a real store whose next lose saves commit and then report
+// ErrUnavailable, as when the connection fails after COMMIT reached the
+// database: the fault the PostgreSQL tests make with a proxy, here on any
+// store.
+type lostAnswer struct {
+	store.Store
+	lose int
+}
+
+func (l *lostAnswer) Save(ctx context.Context, scope store.Scope, base store.Position, c byheart.Changes, id string) (store.Position, error) {
+	at, err := l.Store.Save(ctx, scope, base, c, id)
+	if err == nil && l.lose > 0 {
+		l.lose--
+		return base, fmt.Errorf("%w: the answer to the commit was lost", store.ErrUnavailable)
+	}
+	return at, err
+}
+
+// saveAgainLandsOnce saves, loses the answer, and saves the same copy
+// again: as it was, after appending more, and after redacting one of the
+// turns whose save was lost. Each turn lands once, the redacted one
+// redacted.
+func saveAgainLandsOnce(t *testing.T, st store.Store) {
+	ctx := context.Background()
+	lossy := &lostAnswer{Store: st}
+	request(t, st, alice, Chat(21, 10))
+	for _, tc := range []struct {
+		name   string
+		then   func(c *store.Conversation)
+		turns  int
+		redact bool
+	}{
+		{"as it was", func(*store.Conversation) {}, 2, false},
+		{"after appending more", func(c *store.Conversation) { ask(t, c, "question more", "answer more") }, 4, false},
+		{"after redacting a turn of the lost save", func(c *store.Conversation) {
+			if err := c.Memory.Redact(c.Memory.Len() - 1); err != nil {
+				t.Fatal(err)
+			}
+		}, 2, true},
+	} {
+		c, err := store.Open(ctx, lossy, alice, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := c.Memory.Len()
+		q := "question lost " + tc.name
+		ask(t, c, q, "answer lost "+tc.name)
+		lossy.lose = 1
+		wantErr(t, c.Save(ctx), store.ErrUnavailable, tc.name+": the save whose answer was lost")
+		tc.then(c)
+		if err := c.Save(ctx); err != nil {
+			t.Fatalf("%s: saving again: %v", tc.name, err)
+		}
+		sameAs(t, st, alice, c.Memory)
+		if n := count(t, st, alice, q); n != 1 || load(t, st, alice).At.Turns != before+tc.turns {
+			t.Errorf("%s: the question is stored %d times and the conversation grew by %d turns, want once and %d",
+				tc.name, n, load(t, st, alice).At.Turns-before, tc.turns)
+		}
+		if got := load(t, st, alice).Changes.Turns[before+1]; got.Redacted != tc.redact {
+			t.Errorf("%s: the answer is stored redacted %v, want %v", tc.name, got.Redacted, tc.redact)
+		}
+	}
+}

@@ -36,6 +36,7 @@ func Run(t *testing.T, open Opener) {
 		{"TimesComeBackExactlyAsToJSONWritesThem", timesComeBackExactly},
 		{"EveryWayOfRedactingErasesFromTheStore", everyErasurePersists},
 		{"RedoneSaveLandsOnce", redoneSaveLandsOnce},
+		{"SavingAgainAfterALostAnswerLandsOnce", saveAgainLandsOnce},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
