@@ -22,6 +22,16 @@
 // no byte of it; the test checks this by searching the data directory's
 // table files. Run Purge after erasures, off-peak: it locks the turns
 // table while it rewrites it.
+//
+// # Failures
+//
+// The store keeps a pool of 16 connections (change it with DB's
+// SetMaxOpenConns). A call that cannot reach the server, or whose
+// connection fails, returns an error wrapping store.ErrUnavailable; the
+// pool drops the connection and opens another at the next call, so the
+// store recovers by itself once the server is back. A save's outcome is
+// then unknown: save again (Conversation.Save and SaveAs carry an id that
+// makes a retry land once).
 package postgres
 
 import (

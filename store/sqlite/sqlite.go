@@ -14,6 +14,11 @@
 // log (the test searches both). What the store cannot reach is outside
 // it: copies of the file, backups, and blocks the file system or the
 // disk keep after a file shrinks.
+//
+// SQLite takes one writer at a time. A store's saves queue for it in the
+// process, and are made together in one transaction (each in a savepoint
+// of its own) with one commit, so that concurrent conversations share the
+// disk's flushes; other processes on the same file wait on SQLite's lock.
 package sqlite
 
 import (
