@@ -285,6 +285,7 @@ func TestRestartedServerLosesAndDoublesNothing(t *testing.T) {
 			n := faultRequests()
 			restarts := max(2, n/2500)
 			var back []time.Time
+			var took []time.Duration // each restart, from the command to the server taking connections
 			tl, _ := load(t, st, n, false, func(ctx context.Context, rng *rand.Rand, tl *tally) {
 				for k := 0; k < restarts; k++ {
 					// Spread the restarts over the run: wait for a share of the requests.
@@ -295,15 +296,17 @@ func TestRestartedServerLosesAndDoublesNothing(t *testing.T) {
 						case <-time.After(time.Duration(rng.IntN(20)) * time.Millisecond):
 						}
 					}
+					began := time.Now()
 					if err := restart(mode); err != nil {
 						tl.fail(err)
 						return
 					}
 					tl.faults.Add(1)
 					back = append(back, time.Now())
+					took = append(took, time.Since(began).Round(time.Millisecond))
 				}
 			})
-			t.Logf("%s restarts: the next request acknowledged %v after the server was back", mode, recoveries(tl, back))
+			t.Logf("%s restarts took %v; the next request was acknowledged %v after the server was back", mode, took, recoveries(tl, back))
 		})
 	}
 }
