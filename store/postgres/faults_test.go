@@ -48,9 +48,19 @@ type tally struct {
 	mu                       sync.Mutex
 	unexpected               []error
 	ackedAt                  []time.Time // when each acknowledged request returned
+	gaveUp                   []string    // the first requests given up, and why
 	// naive redoes a request whose save failed on a fresh copy, without
 	// an id: how servers redid before saves had ids.
 	naive bool
+}
+
+// giveUp records why a request was given up.
+func (tl *tally) giveUp(why string) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	if len(tl.gaveUp) < 5 {
+		tl.gaveUp = append(tl.gaveUp, why)
+	}
 }
 
 func (tl *tally) fail(err error) {
@@ -82,6 +92,7 @@ func request(ctx context.Context, st store.Store, cache *store.Cache, w, r int, 
 	}
 	deadline := time.Now().Add(retryFor)
 	wait := 10 * time.Millisecond
+	began := time.Now()
 	pause := func(err error) bool {
 		if !errors.Is(err, store.ErrUnavailable) {
 			tl.fail(err)
@@ -89,6 +100,7 @@ func request(ctx context.Context, st store.Store, cache *store.Cache, w, r int, 
 		}
 		tl.unavailable.Add(1)
 		if time.Now().After(deadline) {
+			tl.giveUp(fmt.Sprintf("%s after %v: %v", id, time.Since(began).Round(time.Millisecond), err))
 			return false
 		}
 		time.Sleep(wait)
@@ -181,6 +193,9 @@ func load(t *testing.T, st *Store, n int, naive bool, fault func(ctx context.Con
 	<-faultDone
 	for _, err := range tl.unexpected {
 		t.Errorf("an error that is not ErrUnavailable, ErrConflict or ErrSaved: %v", err)
+	}
+	for _, why := range tl.gaveUp {
+		t.Logf("given up: %s", why)
 	}
 	lost, doubled := check(t, st, acked, !naive)
 	t.Logf("%d requests (%d acknowledged, %d given up), %d faults; %d unavailable errors retried, %d conflicts redone, %d found saved by an earlier attempt; %d lost, %d doubled",
