@@ -298,3 +298,70 @@ func fillUp(t *testing.T, st *Store, path string, room func()) {
 		t.Errorf("with room again, a save fails: %v", err)
 	}
 }
+
+// TestAFullDiskAgainAndAgainLosesNothing fills the database to its page
+// limit, again and again, raising the limit a little after each time, for
+// as many requests as a fault run makes: after each full disk a store
+// opened afresh finds the file whole and every acknowledged request's turn
+// once, in order, and the refused one not at all.
+func TestAFullDiskAgainAndAgainLosesNothing(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "byheart.db")
+	st := openAt(t, path)
+	st.DB().SetMaxOpenConns(1) // max_page_count holds for one connection
+	cache := store.NewCache(st, byheart.Options{}, 1)
+	text := func(r int) string { return fmt.Sprintf("request %d %s", r, strings.Repeat("x", 900)) }
+	var acked []int
+	fulls, r := 0, 0
+	for r < faultRequests() {
+		var pages int
+		if err := st.DB().QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.DB().Exec(fmt.Sprintf("PRAGMA max_page_count = %d", pages+40)); err != nil {
+			t.Fatal(err)
+		}
+		for ; ; r++ {
+			c, err := cache.Open(ctx, scope)
+			if err == nil {
+				_, err = c.Memory.Append(byheart.User, text(r))
+			}
+			if err == nil {
+				err = c.SaveAs(ctx, fmt.Sprint("r", r))
+			}
+			if err != nil {
+				var e *sqlite.Error
+				if !errors.As(err, &e) || e.Code()&0xff != sqlitelib.SQLITE_FULL {
+					t.Fatalf("request %d failed with %v, want SQLite's full error", r, err)
+				}
+				r++
+				break
+			}
+			acked = append(acked, r)
+			cache.Done(c)
+		}
+		fulls++
+		check, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatalf("after full disk %d the store does not open: %v", fulls, err)
+		}
+		var integrity string
+		if err := check.DB().QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil || integrity != "ok" {
+			t.Fatalf("integrity check after full disk %d: %q, %v", fulls, integrity, err)
+		}
+		rec, err := check.Load(ctx, scope, store.Position{})
+		check.Close()
+		if err != nil {
+			t.Fatalf("after full disk %d the conversation does not load: %v", fulls, err)
+		}
+		if len(rec.Changes.Turns) != len(acked) {
+			t.Fatalf("after full disk %d the conversation holds %d turns, %d requests were acknowledged", fulls, len(rec.Changes.Turns), len(acked))
+		}
+		for i, turn := range rec.Changes.Turns {
+			if turn.Text != text(acked[i]) {
+				t.Fatalf("after full disk %d turn %d is not request %d's", fulls, i, acked[i])
+			}
+		}
+	}
+	t.Logf("%d requests, %d of them refused by a full disk, %d acknowledged: 0 lost, 0 doubled, the file whole after each", r, fulls, len(acked))
+}
