@@ -561,6 +561,7 @@ type state struct {
 	dropped      Rebuild    // why sel was dropped, if it was, for the next rebuild to report
 	called       time.Time  // when the last call was asked (ComposeAt), zero if it did not say
 	judged       time.Time  // the clock turns' expiries were last judged by (see expire)
+	redactions   []int      // the turns Redact redacted, in order, for a stored copy to erase (Redactions)
 	scratch                 // working space for one call
 }
 
@@ -894,6 +895,7 @@ func (m *Memory) Redact(i int) error {
 		placeholder.Tool, placeholder.CallID = old.agent.Tool, old.agent.CallID
 	}
 	m.replaceTurn(i, m.makeTurn(placeholder, old.waiting))
+	m.redactions = append(m.redactions, i)
 	// The words must go even if the measure fails on the placeholder,
 	// which is then never sent (see unmeasured): the failure is reported
 	// once the redaction is done.
@@ -930,6 +932,18 @@ func (m *state) replaceTurn(i int, x turn) {
 		m.str[s].slot = slot
 	}
 	m.texts = nil
+}
+
+// Redactions returns the turns Redact has redacted in m, from the from-th
+// redaction on, in the order it redacted them, so that a store's copy of a
+// conversation erases at its next save what was redacted on its Memory.
+func (m *Memory) Redactions(from int) []int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if from < 0 || from >= len(m.redactions) {
+		return nil
+	}
+	return append([]int(nil), m.redactions[from:]...)
 }
 
 // restretch replaces the stretch boundaries wholesale (bounds must start at 0,

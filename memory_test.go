@@ -352,6 +352,22 @@ func TestRedactOutOfRangeIsErrIndex(t *testing.T) {
 	assert.Equal(t, 1, m.Len())
 }
 
+func TestRedactionsListsEachTurnRedactOnceInOrder(t *testing.T) {
+	t.Parallel()
+	m := New(Options{})
+	for range 5 {
+		mustAppend(t, m, User, "one more")
+	}
+	assert.Nil(t, m.Redactions(0), "before any redaction")
+	for _, i := range []int{3, 1, 3, 9, 0} {
+		_ = m.Redact(i)
+	}
+	assert.Equal(t, []int{3, 1, 0}, m.Redactions(0), "a turn redacted again or out of range is not listed")
+	assert.Equal(t, []int{0}, m.Redactions(2))
+	assert.Nil(t, m.Redactions(3))
+	assert.Nil(t, m.Redactions(-1))
+}
+
 func TestRedactedTextIsUnreachable(t *testing.T) {
 	t.Parallel()
 	type setup struct {

@@ -240,7 +240,7 @@ func TestAgentRunIsComposedByByheart(t *testing.T) {
 		if i == 0 {
 			continue
 		}
-		if composed[i].res.Reselected {
+		if composed[i].res.Reselected() {
 			rebuilt++
 			continue
 		}

@@ -208,7 +208,7 @@ func TestAgentRunIsComposedByByheart(t *testing.T) {
 		if i == 0 {
 			continue
 		}
-		if composed[i].Reselected {
+		if composed[i].Reselected() {
 			rebuilt++
 			continue
 		}

@@ -13,7 +13,11 @@
 //	conv.Memory.Append(byheart.User, question)
 //	res, err := conv.Memory.Compose(ctx, question)
 //	// ... call the model, append its answer ...
-//	err = conv.Save(ctx) // store.ErrConflict: another writer saved first; open again and redo
+//	err = conv.SaveAs(ctx, requestID) // store.ErrConflict: another writer saved first; open again and redo
+//
+// A save carries an id (Save's own, or the request's with SaveAs), so that
+// doing it again after an error that left its outcome unknown, or redoing
+// the whole request on another copy, lands its turns once.
 //
 // Save writes only what the memory gained: the new turns, the new stretch
 // starts and the kept selection, never the history again. Every operation
@@ -56,8 +60,8 @@ const (
 // it is (wrapped), and a store that fails any of these checks has changed
 // nothing.
 var (
-	// ErrScope: a scope field is empty, too long, not UTF-8 or holds a
-	// control character. A scope is never defaulted.
+	// ErrScope: a scope field is not an ID (see ID). A scope is never
+	// defaulted.
 	ErrScope = errors.New("store: a scope needs a tenant, a user and a conversation, each 1 to 256 bytes of printable UTF-8")
 	// ErrNotFound: no conversation of that scope is stored.
 	ErrNotFound = errors.New("store: no such conversation in this scope")
@@ -71,6 +75,15 @@ var (
 	ErrInvalid = errors.New("store: invalid change")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("store: closed")
+	// ErrUnavailable: the database could not be reached, or the
+	// connection was lost mid-call, so what the call was doing may or may
+	// not have happened. The store reconnects by itself on the next call;
+	// a save is safe to do again with the same id (see Store.Save).
+	ErrUnavailable = errors.New("store: the database is unavailable; the outcome is unknown")
+	// ErrSaved: a save with that id, but other turns, committed before
+	// (an earlier attempt of the same request, made by another copy);
+	// nothing was written.
+	ErrSaved = errors.New("store: an earlier attempt of this save committed other turns")
 )
 
 // Scope says whose conversation it is. Every field is required.
@@ -80,8 +93,7 @@ type Scope struct {
 	Conversation string `json:"conversation"`
 }
 
-// Check returns an error wrapping ErrScope unless every field is 1 to
-// MaxID bytes of UTF-8 without control characters.
+// Check returns an error wrapping ErrScope unless every field is an ID.
 func (s Scope) Check() error {
 	return checkIDs("tenant", s.Tenant, "user", s.User, "conversation", s.Conversation)
 }
@@ -91,19 +103,24 @@ func CheckUser(tenant, user string) error {
 	return checkIDs("tenant", tenant, "user", user)
 }
 
-// checkIDs checks name, value pairs.
+// ID reports whether id can be a scope field: 1 to MaxID bytes of UTF-8
+// whose every character is printable as Go's unicode.IsPrint defines it (a
+// letter, mark, number, punctuation, symbol or the ASCII space), so that
+// no control, format (bidi overrides and isolates, zero-width characters,
+// the BOM), separator other than the space (line and paragraph separators,
+// no-break and other spaces), private-use or unassigned character can make
+// one tenant's or user's id display as another's in rows and exports.
+func ID(id string) bool {
+	return id != "" && len(id) <= MaxID && utf8.ValidString(id) && strings.IndexFunc(id, notPrint) < 0
+}
+
+func notPrint(r rune) bool { return !unicode.IsPrint(r) }
+
+// checkIDs checks name, value pairs with ID.
 func checkIDs(pairs ...string) error {
 	for i := 0; i < len(pairs); i += 2 {
-		name, id := pairs[i], pairs[i+1]
-		switch {
-		case id == "":
-			return fmt.Errorf("%w: the %s is empty", ErrScope, name)
-		case len(id) > MaxID:
-			return fmt.Errorf("%w: the %s has %d bytes", ErrScope, name, len(id))
-		case !utf8.ValidString(id):
-			return fmt.Errorf("%w: the %s is not UTF-8", ErrScope, name)
-		case strings.IndexFunc(id, unicode.IsControl) >= 0:
-			return fmt.Errorf("%w: the %s holds a control character", ErrScope, name)
+		if name, id := pairs[i], pairs[i+1]; !ID(id) {
+			return fmt.Errorf("%w: the %s %q is not 1 to %d bytes of printable UTF-8", ErrScope, name, id, MaxID)
 		}
 	}
 	return nil
@@ -183,7 +200,14 @@ type Store interface {
 	// Position. When the stored conversation is not at base's version it
 	// fails with ErrConflict, writing nothing: two writers never overwrite
 	// each other.
-	Save(ctx context.Context, scope Scope, base Position, c byheart.Changes) (Position, error)
+	//
+	// A save with an id (an ID, e.g. the request's id; "" for none) lands
+	// once however often it is redone, on any copy and any server: when a
+	// save of that id to scope has committed before, Save writes nothing
+	// and returns the position that save made, with no error if it
+	// appended the same turns as c, or with ErrSaved if it appended
+	// others. The store keeps a save's id as long as the conversation.
+	Save(ctx context.Context, scope Scope, base Position, c byheart.Changes, id string) (Position, error)
 	// Redact replaces a turn's text by its placeholder and erases it,
 	// with its source, from the database; it drops the kept selection,
 	// which may quote it. Redacting a redacted turn does nothing. A turn
@@ -277,14 +301,28 @@ func Kept(data []byte) json.RawMessage {
 	return json.RawMessage(data)
 }
 
-// TimeText is a turn's time as stores keep it: RFC 3339 with its zone
-// offset, as ToJSON writes it, or "" for none.
+// timeSeconds is how a turn time whose zone offset has seconds (the local
+// mean times of history: Amsterdam was 00:19:32 ahead of UTC until 1937)
+// is written, as ToJSON writes it; RFC 3339 would round the offset to the
+// minute and shift the time.
+const timeSeconds = "2006-01-02T15:04:05.999999999Z07:00:00"
+
+// TimeText is a turn's time as stores keep it, byte for byte as ToJSON
+// writes it: RFC 3339 with its zone offset, the offset's seconds kept when
+// it has any, or "" for none. A time ToJSON cannot write (a year outside
+// 0-9999, an offset of a day or more) is an error.
 func TimeText(t time.Time) (string, error) {
 	if t.IsZero() {
 		return "", nil
 	}
 	b, err := t.MarshalText()
-	return string(b), err
+	if err != nil {
+		return "", err
+	}
+	if _, off := t.Zone(); off%60 != 0 {
+		return t.Format(timeSeconds), nil
+	}
+	return string(b), nil
 }
 
 // ParseTime reads a time TimeText wrote.
@@ -293,8 +331,10 @@ func ParseTime(s string) (time.Time, error) {
 	if s == "" {
 		return t, nil
 	}
-	err := t.UnmarshalText([]byte(s))
-	return t, err
+	if err := t.UnmarshalText([]byte(s)); err != nil {
+		return time.Parse(timeSeconds, s)
+	}
+	return t, nil
 }
 
 // Now is the time stores write into the audit log, in microseconds, which

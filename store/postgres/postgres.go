@@ -22,12 +22,27 @@
 // no byte of it; the test checks this by searching the data directory's
 // table files. Run Purge after erasures, off-peak: it locks the turns
 // table while it rewrites it.
+//
+// # Failures
+//
+// The store keeps a pool of 16 connections (change it with DB's
+// SetMaxOpenConns). A call that cannot reach the server, or whose
+// connection fails, returns an error wrapping store.ErrUnavailable; the
+// pool drops the connection and opens another at the next call, so the
+// store recovers by itself once the server is back. A save's outcome is
+// then unknown: save again (Conversation.Save and SaveAs carry an id that
+// makes a retry land once).
 package postgres
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
+	"syscall"
 
 	"github.com/byheart/byheart/store"
 	"github.com/byheart/byheart/store/sqlstore"
@@ -78,12 +93,35 @@ var dialect = sqlstore.Dialect{
 		`CREATE INDEX IF NOT EXISTS byheart_audit_user ON byheart_audit (tenant, user_id, id)`,
 		// Added with turn expiry; a table made before gains it here.
 		`ALTER TABLE byheart_turns ADD COLUMN IF NOT EXISTS expires text`,
+		// Added after the first release: a database made before gets it on open.
+		`CREATE TABLE IF NOT EXISTS byheart_saves (
+			tenant text NOT NULL, user_id text NOT NULL, conversation text NOT NULL, id text NOT NULL,
+			version bigint NOT NULL, epoch bigint NOT NULL, turns bigint NOT NULL, bound bigint NOT NULL,
+			digest bytea NOT NULL, at bigint NOT NULL,
+			PRIMARY KEY (tenant, user_id, conversation, id))`,
 	},
 	Dollar:     true,
 	BeginRead:  "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
 	BeginWrite: "BEGIN",
 	Lock:       " FOR UPDATE",
 	Conflict:   conflict,
+	Lost:       lost,
+	Conns:      16, // well under the server's max_connections (100 by default), for several servers to share
+}
+
+// lost reports the connection failing rather than the server refusing a
+// statement: an error the server did not send (refused, reset, closed,
+// cut short), or one it sent as it shut down or while it cannot yet take
+// connections (classes 08 and 57P).
+func lost(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return strings.HasPrefix(pg.Code, "08") || strings.HasPrefix(pg.Code, "57P")
+	}
+	var nerr net.Error
+	return errors.As(err, &nerr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) || errors.Is(err, pgconn.ErrConnClosed)
 }
 
 // conflict reports a write that lost a race: a key another transaction

@@ -160,3 +160,54 @@ func checkpoint(t *testing.T, st *Store) {
 		t.Fatal(err)
 	}
 }
+
+// TestEveryErasureLeavesNoRowHoldingTheText redacts stored turns each way
+// an application can and checks, with SQL of its own, that no row of the
+// turns or audit tables holds the text afterwards, then that Purge leaves
+// none of it in the table files.
+func TestEveryErasureLeavesNoRowHoldingTheText(t *testing.T) {
+	st := openSchema(t)
+	ctx := context.Background()
+	secret := storetest.Secret()
+	rows := func() int {
+		t.Helper()
+		var n int
+		err := st.DB().QueryRowContext(ctx, `SELECT count(*) FROM byheart_turns
+			WHERE position(convert_to($1, 'UTF8') in text) > 0 OR position(convert_to($1, 'UTF8') in source) > 0`, secret).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for k, e := range storetest.Erasures {
+		scope := store.Scope{Tenant: "acme", User: "alice", Conversation: fmt.Sprint("erase-", k)}
+		c, err := store.Open(ctx, st, scope, byheart.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, turn := range append(storetest.Chat(uint64(k), 20), storetest.SecretTurns()...) {
+			if _, err := c.Memory.AppendTurn(turn); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := c.Save(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if rows() == 0 {
+			t.Fatalf("%s: no row holds the text before the erasure: the search would find nothing anyway", e.Name)
+		}
+		if err := e.Redact(ctx, st, scope, 21, 22); err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		if n := rows(); n != 0 {
+			t.Errorf("%s: %d rows still hold the erased text", e.Name, n)
+		}
+	}
+	tableFiles(t)
+	if err := st.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if i := bytes.Index(tableFiles(t), []byte(secret)); i >= 0 {
+		t.Errorf("after Purge the erased text is still in the table files, at byte %d", i)
+	}
+}

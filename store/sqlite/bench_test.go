@@ -18,12 +18,26 @@ func BenchmarkStore(b *testing.B) {
 // BenchmarkStoreRelaxed runs them with Options.Relaxed: no flush to disk
 // on each save.
 func BenchmarkStoreRelaxed(b *testing.B) {
-	storetest.Benchmark(b, func(b testing.TB) store.Store {
-		st, err := Open(context.Background(), filepath.Join(b.TempDir(), "byheart.db"), Options{Relaxed: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { st.Close() })
-		return st
-	})
+	storetest.Benchmark(b, relaxed)
+}
+
+func relaxed(b testing.TB) store.Store {
+	st, err := Open(context.Background(), filepath.Join(b.TempDir(), "byheart.db"), Options{Relaxed: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	return st
+}
+
+// BenchmarkConcurrent runs storetest.Concurrent on a SQLite file: 1 to 256
+// conversations served at once.
+func BenchmarkConcurrent(b *testing.B) {
+	storetest.Concurrent(b, newStore, nil)
+}
+
+// BenchmarkConcurrentRelaxed runs it with Options.Relaxed: no flush on
+// each commit, the most that sharing flushes could buy.
+func BenchmarkConcurrentRelaxed(b *testing.B) {
+	storetest.Concurrent(b, relaxed, nil)
 }

@@ -14,6 +14,11 @@
 // log (the test searches both). What the store cannot reach is outside
 // it: copies of the file, backups, and blocks the file system or the
 // disk keep after a file shrinks.
+//
+// SQLite takes one writer at a time. A store's saves queue for it in the
+// process, and are made together in one transaction (each in a savepoint
+// of its own) with one commit, so that concurrent conversations share the
+// disk's flushes; other processes on the same file wait on SQLite's lock.
 package sqlite
 
 import (
@@ -90,10 +95,18 @@ var dialect = sqlstore.Dialect{
 			tenant TEXT NOT NULL, user_id TEXT NOT NULL, conversation TEXT NOT NULL,
 			action TEXT NOT NULL, turn INTEGER NOT NULL, count INTEGER NOT NULL, version INTEGER NOT NULL)`,
 		`CREATE INDEX IF NOT EXISTS byheart_audit_user ON byheart_audit (tenant, user_id, id)`,
+		// Added after the first release: a database made before gets it on open.
+		`CREATE TABLE IF NOT EXISTS byheart_saves (
+			tenant TEXT NOT NULL, user_id TEXT NOT NULL, conversation TEXT NOT NULL, id TEXT NOT NULL,
+			version INTEGER NOT NULL, epoch INTEGER NOT NULL, turns INTEGER NOT NULL, bound INTEGER NOT NULL,
+			digest BLOB NOT NULL, at INTEGER NOT NULL,
+			PRIMARY KEY (tenant, user_id, conversation, id)) WITHOUT ROWID`,
 	},
 	Migrate:    addExpires,
 	BeginRead:  "BEGIN",
 	BeginWrite: "BEGIN IMMEDIATE",
+	OneWriter:  true,
+	Conns:      8, // one writes at a time; the others read beside it
 	Conflict:   conflict,
 	Erase:      checkpoint,
 }

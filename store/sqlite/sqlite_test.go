@@ -85,21 +85,18 @@ func files(t *testing.T, path string) []byte {
 func TestErasureLeavesNoByteOfTheTextInTheFileOrItsLog(t *testing.T) {
 	ctx := context.Background()
 	secret := []byte(storetest.Secret())
-	for _, tc := range []struct {
+	type erasure struct {
 		name  string
 		erase func(st *Store) error
-	}{
-		{"Redact", func(st *Store) error {
-			for _, i := range []int{41, 42} {
-				if _, err := st.Redact(ctx, scope, i); err != nil {
-					return err
-				}
-			}
-			return nil
-		}},
+	}
+	cases := []erasure{
 		{"Delete", func(st *Store) error { _, err := st.Delete(ctx, scope); return err }},
 		{"DeleteUser", func(st *Store) error { _, err := st.DeleteUser(ctx, scope.Tenant, scope.User); return err }},
-	} {
+	}
+	for _, e := range storetest.Erasures {
+		cases = append(cases, erasure{e.Name, func(st *Store) error { return e.Redact(ctx, st, scope, 41, 42) }})
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "byheart.db")
 			st := openAt(t, path)
@@ -131,6 +128,19 @@ func TestErasureLeavesNoByteOfTheTextInTheFileOrItsLog(t *testing.T) {
 			}
 			if bytes.Contains(files(t, path), secret) {
 				t.Error("the erased text is back after closing the store")
+			}
+			reopened := openAt(t, path)
+			rec, err := reopened.Load(ctx, scope, store.Position{})
+			switch {
+			case errors.Is(err, store.ErrNotFound): // deleted
+			case err != nil:
+				t.Errorf("the reopened store does not load the conversation: %v", err)
+			case !rec.Changes.Turns[41].Redacted || !rec.Changes.Turns[42].Redacted:
+				t.Error("the reopened store loads the erased turns unredacted")
+			}
+			reopened.Close()
+			if bytes.Contains(files(t, path), secret) {
+				t.Error("the erased text is back after reopening the store")
 			}
 		})
 	}
@@ -257,6 +267,8 @@ func child(mode, path, arg string) error {
 				return err
 			}
 		}
+	case "writers":
+		return writers(ctx, st, arg)
 	case "writer":
 		var w, each int
 		if _, err := fmt.Sscan(arg, &w, &each); err != nil {

@@ -1,12 +1,16 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -65,7 +69,7 @@ func (s *Store) current(ctx context.Context, scope store.Scope, since store.Posi
 	case errors.Is(err, sql.ErrNoRows):
 		return store.Record{}, false, store.ErrNotFound
 	case err != nil:
-		return store.Record{}, false, s.closedOr(err)
+		return store.Record{}, false, s.failed(err)
 	case at != since:
 		return store.Record{}, false, nil
 	}
@@ -225,16 +229,65 @@ func (a *aside) done(use bool) bool {
 // Save implements store.Store. The conversation's row is written first,
 // on condition that it is still at base's version, which both checks and
 // locks it in one statement; a new conversation's row is inserted, and a
-// key already taken is the conflict.
-func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position, c byheart.Changes) (at store.Position, err error) {
+// key already taken is the conflict. A save with an id looks for it first,
+// and again after a conflict, which may be an earlier attempt of its own
+// that committed in between.
+func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position, c byheart.Changes, id string) (at store.Position, err error) {
 	if err := store.CheckSave(scope, base, c); err != nil {
 		return base, store.Op("save", scope, err)
 	}
-	t, err := s.begin(ctx, true)
-	if err != nil {
-		return base, store.Op("save", scope, err)
+	var sum []byte
+	if id != "" {
+		if !store.ID(id) {
+			return base, store.Op("save", scope, fmt.Errorf("%w: a save id must be 1 to %d bytes of printable UTF-8", store.ErrInvalid, store.MaxID))
+		}
+		sum = digest(c)
 	}
-	defer func() { err = store.Op("save", scope, s.end(ctx, t, err)) }()
+	w := &write{ctx: ctx, scope: scope, base: base, c: c, id: id, sum: sum}
+	if s.d.OneWriter {
+		s.grouped(w)
+	} else if t, err := s.begin(ctx, true); err != nil {
+		w.err = err
+	} else {
+		w.at, w.err = s.saveIn(ctx, t, w)
+		w.err = s.end(ctx, t, w.err)
+	}
+	if id != "" && errors.Is(w.err, store.ErrConflict) {
+		// The conflict may be an earlier attempt of this save committing
+		// in between.
+		if prior, err := s.saved(ctx, s.db, scope, id, sum); err == nil || errors.Is(err, store.ErrSaved) {
+			w.at, w.err = prior, err
+		}
+	}
+	if w.err != nil && !errors.Is(w.err, store.ErrSaved) {
+		w.at = base
+	}
+	return w.at, store.Op("save", scope, w.err)
+}
+
+// write is one save.
+type write struct {
+	ctx   context.Context
+	scope store.Scope
+	base  store.Position
+	c     byheart.Changes
+	id    string
+	sum   []byte
+	at    store.Position
+	err   error
+	done  chan struct{} // closed once a grouped save's outcome is known
+}
+
+// saveIn makes the save w in t: it looks for its id, then advances or
+// creates the conversation's row, appends the turns, records the id and
+// audits the append.
+func (s *Store) saveIn(ctx context.Context, t *tx, w *write) (at store.Position, err error) {
+	scope, base, c := w.scope, w.base, w.c
+	if w.id != "" {
+		if prior, err := s.saved(ctx, t.conn, scope, w.id, w.sum); !errors.Is(err, store.ErrNotFound) {
+			return prior, err
+		}
+	}
 	now := store.Now()
 	at = store.Position{Version: base.Version + 1, Epoch: base.Epoch, Turns: c.From + len(c.Turns), Bound: base.Bound}
 	if len(c.Bounds) > 0 {
@@ -253,6 +306,12 @@ func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position
 	if err := s.append(ctx, t, scope, c, now); err != nil {
 		return base, err
 	}
+	if w.id != "" {
+		if _, err := t.conn.ExecContext(ctx, s.q.addSave, scope.Tenant, scope.User, scope.Conversation, w.id,
+			at.Version, at.Epoch, at.Turns, at.Bound, w.sum, now.UnixMicro()); err != nil {
+			return base, err
+		}
+	}
 	if len(c.Turns) > 0 {
 		err = s.audit(ctx, t, store.Event{At: now, Scope: scope, Action: store.Appended, Turn: c.From, Count: len(c.Turns), Version: at.Version})
 	}
@@ -262,6 +321,55 @@ func (s *Store) Save(ctx context.Context, scope store.Scope, base store.Position
 		}
 	}
 	return at, err
+}
+
+// querier is a connection or the pool.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// saved returns the position the save of id to scope made: with no error
+// when its turns' digest is sum, ErrSaved when it is another's, and
+// ErrNotFound when no save of id committed.
+func (s *Store) saved(ctx context.Context, q querier, scope store.Scope, id string, sum []byte) (store.Position, error) {
+	var at store.Position
+	var had []byte
+	err := q.QueryRowContext(ctx, s.q.saved, scope.Tenant, scope.User, scope.Conversation, id).
+		Scan(&at.Version, &at.Epoch, &at.Turns, &at.Bound, &had)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return at, store.ErrNotFound
+	case err != nil:
+		return at, err
+	case !bytes.Equal(had, sum):
+		return at, fmt.Errorf("%w: save %q", store.ErrSaved, id)
+	}
+	return at, nil
+}
+
+// digest is what tells two attempts of a save apart: its first turn and
+// every field of its turns, each length-prefixed.
+func digest(c byheart.Changes) []byte {
+	h := sha256.New()
+	var n [8]byte
+	field := func(s string) {
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	field(strconv.Itoa(c.From))
+	for _, t := range c.Turns {
+		when, _ := store.TimeText(t.Time) // CheckSave has refused a time it cannot write
+		field(string(t.Role))
+		field(t.Text)
+		field(when)
+		field(strconv.FormatBool(t.Redacted))
+		field(t.Tool)
+		field(t.CallID)
+		field(t.Source.Name)
+		field(strconv.FormatBool(t.Source.Authenticated))
+	}
+	return h.Sum(nil)
 }
 
 // advance moves a stored conversation from base to at, or says why it
@@ -405,6 +513,9 @@ func (s *Store) drop(ctx context.Context, t *tx, scope store.Scope, cur store.Po
 		return err
 	}
 	if _, err := t.conn.ExecContext(ctx, s.q.dropConv, scope.Tenant, scope.User, scope.Conversation); err != nil {
+		return err
+	}
+	if _, err := t.conn.ExecContext(ctx, s.q.dropSaves, scope.Tenant, scope.User, scope.Conversation); err != nil {
 		return err
 	}
 	return s.audit(ctx, t, store.Event{At: now, Scope: scope, Action: store.Deleted, Count: cur.Turns, Version: cur.Version + 1})

@@ -35,6 +35,7 @@ type queries struct {
 	turns, starts, open                     string
 	redacted, redact, deleteTurns, dropConv string
 	userConvs, audit, auditOf               string
+	saved, addSave, dropSaves               string
 	dollar                                  bool
 }
 
@@ -69,6 +70,9 @@ func newQueries(dollar bool) queries {
 		userConvs:   "SELECT conversation, version, turns FROM byheart_conversations WHERE tenant = ? AND user_id = ? ORDER BY conversation",
 		audit: "INSERT INTO byheart_audit (at, tenant, user_id, conversation, action, turn, count, version)" +
 			" VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		saved:     "SELECT version, epoch, turns, bound, digest FROM byheart_saves WHERE " + scope + " AND id = ?",
+		addSave:   "INSERT INTO byheart_saves (tenant, user_id, conversation, id, version, epoch, turns, bound, digest, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		dropSaves: "DELETE FROM byheart_saves WHERE " + scope,
 		// An expiry is the turn's row's: the save that wrote the turn
 		// wrote the event at the same microsecond.
 		auditOf: "SELECT a.at, a.conversation, a.action, a.turn, a.count, a.version, t.expires FROM byheart_audit a" +
@@ -78,7 +82,8 @@ func newQueries(dollar bool) queries {
 	}
 	q.dollar = dollar
 	for _, s := range []*string{&q.conv, &q.version, &q.newConv, &q.saveConv, &q.redactConv, &q.turns, &q.starts,
-		&q.open, &q.redacted, &q.redact, &q.deleteTurns, &q.dropConv, &q.userConvs, &q.audit, &q.auditOf} {
+		&q.open, &q.redacted, &q.redact, &q.deleteTurns, &q.dropConv, &q.userConvs, &q.audit, &q.auditOf,
+		&q.saved, &q.addSave, &q.dropSaves} {
 		*s = rebind(*s, dollar)
 	}
 	return q

@@ -2,12 +2,14 @@
 // whose Dialect says how they differ: the SQLite and PostgreSQL modules are
 // a Dialect and an Open each. It imports only the standard library.
 //
-// Three tables hold everything, each keyed by the whole scope (tenant,
+// Four tables hold everything, each keyed by the whole scope (tenant,
 // user, conversation), which every statement names in full:
 // byheart_conversations, one row per conversation with its version, epoch,
 // turn count, last stretch start and kept selection; byheart_turns, one
-// row per turn; and byheart_audit, the audit log, which never holds a
-// turn's text. A save appends rows and updates one; it never rewrites a
+// row per turn; byheart_saves, the id of each save made with one and the
+// position it made; and byheart_audit, the audit log, which never holds a
+// turn's text. A database made before byheart_saves existed gets it when
+// it is opened. A save appends rows and updates one; it never rewrites a
 // turn it did not add. A turn's expiry (byheart.Turn.Expires) is a
 // nullable column of its row, added on open to tables made before it.
 package sqlstore
@@ -27,8 +29,9 @@ import (
 type Dialect struct {
 	// Name names the database in errors.
 	Name string
-	// Schema creates the three tables and their indexes if they are
-	// missing; it is run, statement by statement, by New.
+	// Schema creates the tables and their indexes if they are missing; it
+	// is run, statement by statement, by New, and so migrates a database
+	// made by an earlier version.
 	Schema []string
 	// Migrate, when set, runs after Schema, to bring tables an older
 	// version made up to date (a column added since).
@@ -42,9 +45,24 @@ type Dialect struct {
 	// Lock is appended to the select of a conversation's row in a writing
 	// transaction: " FOR UPDATE", or "" where BeginWrite locks already.
 	Lock string
+	// Conns is the most connections the pool holds, all of them kept
+	// open when idle, so that a burst of requests does not close and
+	// reopen them; a call waits for a free one (or its context). 0 leaves
+	// database/sql's defaults (no limit, two idle).
+	Conns int
+	// OneWriter says the database takes one writing transaction at a time
+	// (SQLite): the store's writers then queue for it in the process, in
+	// order, rather than each polling the database's lock, whose waits
+	// back off to many milliseconds under load.
+	OneWriter bool
 	// Conflict reports whether err is the database refusing a write that
 	// raced another (a unique key taken, a serialization failure).
 	Conflict func(err error) bool
+	// Lost, when set, reports whether err is the connection to the
+	// database failing (refused, reset, closed by the server) rather than
+	// the database refusing a statement: the store reports it as
+	// store.ErrUnavailable.
+	Lost func(err error) bool
 	// Erase, when set, runs after a redaction or deletion has committed,
 	// to remove the erased bytes from files the database keeps beside its
 	// tables (SQLite's write-ahead log).
@@ -57,6 +75,8 @@ type Store struct {
 	d      Dialect
 	closed atomic.Bool
 	q      queries
+	writer chan struct{} // held by the one writing transaction, with OneWriter
+	group  group         // the saves waiting to be committed together, with OneWriter
 }
 
 var _ store.Store = (*Store)(nil)
@@ -64,6 +84,10 @@ var _ store.Store = (*Store)(nil)
 // New returns a Store over db, creating its tables if they are missing.
 // The Store owns db from then on: Close closes it.
 func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
+	if d.Conns > 0 {
+		db.SetMaxOpenConns(d.Conns)
+		db.SetMaxIdleConns(d.Conns)
+	}
 	for _, stmt := range d.Schema {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return nil, fmt.Errorf("store: %s schema: %w", d.Name, err)
@@ -74,7 +98,7 @@ func New(ctx context.Context, db *sql.DB, d Dialect) (*Store, error) {
 			return nil, fmt.Errorf("store: %s schema: %w", d.Name, err)
 		}
 	}
-	return &Store{db: db, d: d, q: newQueries(d.Dollar)}, nil
+	return &Store{db: db, d: d, q: newQueries(d.Dollar), writer: make(chan struct{}, 1)}, nil
 }
 
 // Open opens a database with the named database/sql driver and returns
@@ -107,8 +131,9 @@ func (s *Store) Close() error {
 // tx is one transaction on a connection of its own, begun with a plain
 // statement so that each dialect chooses how it locks.
 type tx struct {
-	conn *sql.Conn
-	done bool
+	conn   *sql.Conn
+	done   bool
+	writer bool // it holds the store's writer
 }
 
 // begin starts a transaction, after checking that the store is open and
@@ -120,9 +145,26 @@ func (s *Store) begin(ctx context.Context, write bool) (*tx, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	t := &tx{writer: write && s.d.OneWriter}
+	if t.writer {
+		select {
+		case s.writer <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	if err := s.open(ctx, t, write); err != nil {
+		s.release(t)
+		return nil, err
+	}
+	return t, nil
+}
+
+// open takes a connection for t and begins its transaction.
+func (s *Store) open(ctx context.Context, t *tx, write bool) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return nil, s.closedOr(err)
+		return s.failed(err)
 	}
 	stmt := s.d.BeginRead
 	if write {
@@ -130,9 +172,18 @@ func (s *Store) begin(ctx context.Context, write bool) (*tx, error) {
 	}
 	if _, err := conn.ExecContext(ctx, stmt); err != nil {
 		conn.Close()
-		return nil, s.closedOr(err)
+		return s.failed(err)
 	}
-	return &tx{conn: conn}, nil
+	t.conn = conn
+	return nil
+}
+
+// release lets the next writer in, if t held the writer.
+func (s *Store) release(t *tx) {
+	if t.writer {
+		t.writer = false
+		<-s.writer
+	}
 }
 
 // end commits the transaction if err is nil and rolls it back otherwise;
@@ -143,6 +194,7 @@ func (s *Store) end(ctx context.Context, t *tx, err error) error {
 		return err
 	}
 	t.done = true
+	defer s.release(t)
 	defer t.conn.Close()
 	if err == nil {
 		if _, err = t.conn.ExecContext(ctx, "COMMIT"); err == nil {
@@ -152,16 +204,28 @@ func (s *Store) end(ctx context.Context, t *tx, err error) error {
 	if _, rerr := t.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
 		t.conn.Raw(func(any) error { return errBadConn })
 	}
-	if s.d.Conflict != nil && s.d.Conflict(err) {
-		return fmt.Errorf("%w: %w", store.ErrConflict, err)
-	}
-	return s.closedOr(err)
+	return s.classify(err)
 }
 
-// closedOr reports a failure of a closed store as store.ErrClosed.
-func (s *Store) closedOr(err error) error {
-	if err != nil && s.closed.Load() {
+// classify reports a write that lost a race as store.ErrConflict, and
+// other failures as failed does.
+func (s *Store) classify(err error) error {
+	if err != nil && s.d.Conflict != nil && s.d.Conflict(err) && !errors.Is(err, store.ErrConflict) {
+		return fmt.Errorf("%w: %w", store.ErrConflict, err)
+	}
+	return s.failed(err)
+}
+
+// failed reports a failure of a closed store as store.ErrClosed, and one
+// of the connection as store.ErrUnavailable.
+func (s *Store) failed(err error) error {
+	switch {
+	case err == nil || errors.Is(err, store.ErrClosed) || errors.Is(err, store.ErrUnavailable):
+		return err
+	case s.closed.Load():
 		return fmt.Errorf("%w: %w", store.ErrClosed, err)
+	case s.d.Lost != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && s.d.Lost(err):
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 	}
 	return err
 }
@@ -199,7 +263,7 @@ func (s *Store) erased(ctx context.Context) error {
 	if s.d.Erase == nil {
 		return nil
 	}
-	return s.closedOr(s.d.Erase(context.WithoutCancel(ctx), s.db))
+	return s.failed(s.d.Erase(context.WithoutCancel(ctx), s.db))
 }
 
 // rebind numbers the ? placeholders of q as $1, $2, ... .

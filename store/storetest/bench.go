@@ -94,7 +94,7 @@ func (bc *benchConv) reset(b *testing.B, st store.Store) {
 	if _, err := st.Delete(ctx, benchScope); err != nil && !errors.Is(err, store.ErrNotFound) {
 		b.Fatal(err)
 	}
-	if _, err := st.Save(ctx, benchScope, store.Position{}, bc.seed); err != nil {
+	if _, err := st.Save(ctx, benchScope, store.Position{}, bc.seed, ""); err != nil {
 		b.Fatal(err)
 	}
 }

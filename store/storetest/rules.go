@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ func operations(ctx context.Context, st store.Store, scope store.Scope, base sto
 	errs := map[string]error{}
 	_, errs["Load"] = st.Load(ctx, scope, store.Position{})
 	_, errs["Save"] = st.Save(ctx, scope, base, byheart.Changes{From: base.Turns,
-		Turns: []byheart.Turn{{Role: byheart.User, Text: "one more"}}})
+		Turns: []byheart.Turn{{Role: byheart.User, Text: "one more"}}}, "")
 	_, errs["Redact"] = st.Redact(ctx, scope, 0)
 	_, errs["Delete"] = st.Delete(ctx, scope)
 	if !user {
@@ -38,6 +39,10 @@ func scopeIsRequired(t *testing.T, st store.Store) {
 		{Tenant: "acme\x00", User: "alice", Conversation: "support-1"},
 		{Tenant: "acme", User: "alice\n", Conversation: "support-1"},
 		{Tenant: "acme", User: "alice", Conversation: "support-1\xff"},
+		{Tenant: "acme", User: "ali\u202ece", Conversation: "support-1"},
+		{Tenant: "acme\u200b", User: "alice", Conversation: "support-1"},
+		{Tenant: "acme", User: "alice", Conversation: "support-1\u2028"},
+		{Tenant: "\ufeffacme", User: "alice", Conversation: "support-1"},
 		{Tenant: "acme", User: "alice", Conversation: strings.Repeat("c", store.MaxID+1)},
 	} {
 		user := bad.Tenant != alice.Tenant || bad.User != alice.User
@@ -137,7 +142,7 @@ func badInputChangesNothing(t *testing.T, st store.Store) {
 		{"a kept selection that is not JSON", byheart.Changes{From: 20, Kept: json.RawMessage("{")}, store.ErrInvalid},
 		{"a kept selection over MaxKept", byheart.Changes{From: 20, Kept: json.RawMessage(`"` + strings.Repeat("k", store.MaxKept) + `"`)}, store.ErrTooLarge},
 	} {
-		_, err := st.Save(ctx, alice, at, tc.c)
+		_, err := st.Save(ctx, alice, at, tc.c, "")
 		wantErr(t, err, tc.want, tc.name)
 	}
 	unknown := store.Scope{Tenant: "acme", User: "alice", Conversation: "never-saved"}
@@ -296,5 +301,108 @@ func auditRecordsEveryChange(t *testing.T, st store.Store) {
 		if strings.Contains(string(data), turn.Text) {
 			t.Errorf("the audit export holds a turn's text: %q", turn.Text)
 		}
+	}
+}
+
+// Erasure is one way an application redacts stored turns.
+type Erasure struct {
+	Name   string
+	Redact func(ctx context.Context, st store.Store, scope store.Scope, turns ...int) error
+}
+
+// Erasures are every way to redact a stored turn: the store's Redact, the
+// Conversation's, and Memory.Redact on a loaded or a cached copy, followed
+// by its Save. Each must erase the text from the store.
+var Erasures = []Erasure{
+	{"StoreRedact", func(ctx context.Context, st store.Store, scope store.Scope, turns ...int) error {
+		for _, i := range turns {
+			if _, err := st.Redact(ctx, scope, i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	{"ConversationRedact", func(ctx context.Context, st store.Store, scope store.Scope, turns ...int) error {
+		c, err := store.Open(ctx, st, scope, opts)
+		for _, i := range turns {
+			if err == nil {
+				err = c.Redact(ctx, i)
+			}
+		}
+		return err
+	}},
+	{"MemoryRedactThenSave", func(ctx context.Context, st store.Store, scope store.Scope, turns ...int) error {
+		c, err := store.Open(ctx, st, scope, opts)
+		if err != nil {
+			return err
+		}
+		return redactAndSave(ctx, c, turns)
+	}},
+	{"CachedMemoryRedactThenSave", func(ctx context.Context, st store.Store, scope store.Scope, turns ...int) error {
+		cache := store.NewCache(st, opts, 2)
+		c, err := cache.Open(ctx, scope)
+		if err != nil {
+			return err
+		}
+		cache.Done(c)
+		if c, err = cache.Open(ctx, scope); err != nil {
+			return err
+		}
+		defer cache.Done(c)
+		return redactAndSave(ctx, c, turns)
+	}},
+}
+
+// redactAndSave redacts turns on c's Memory, appends a turn and composes,
+// as a request would, then saves.
+func redactAndSave(ctx context.Context, c *store.Conversation, turns []int) error {
+	for _, i := range turns {
+		if err := c.Memory.Redact(i); err != nil {
+			return err
+		}
+	}
+	if _, err := c.Memory.Append(byheart.User, "and after the redaction?"); err != nil {
+		return err
+	}
+	if _, err := c.Memory.Compose(ctx, "after the redaction"); err != nil {
+		return err
+	}
+	return c.Save(ctx)
+}
+
+// everyErasurePersists redacts the secret turns each way and checks that
+// no load, reopened memory or audit export shows them afterwards.
+func everyErasurePersists(t *testing.T, st store.Store) {
+	ctx := context.Background()
+	for k, e := range Erasures {
+		t.Run(e.Name, func(t *testing.T) {
+			scope := store.Scope{Tenant: "acme", User: "alice", Conversation: fmt.Sprint("erase-", k)}
+			request(t, st, scope, Chat(uint64(40+k), 30))
+			request(t, st, scope, SecretTurns())
+			if !strings.Contains(texts(t, st, scope), secret) {
+				t.Fatal("the secret is not in a load before the erasure: the check would find nothing anyway")
+			}
+			if err := e.Redact(ctx, st, scope, 31, 32); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(texts(t, st, scope), secret) {
+				t.Error("the redacted text is still in a load or the audit log")
+			}
+			m := open(t, st, scope).Memory
+			for _, i := range []int{31, 32} {
+				if turn, _ := m.Turn(i); !turn.Redacted || turn.Source != (byheart.Source{}) {
+					t.Errorf("turn %d opens as %+v", i, turn)
+				}
+			}
+			redactions := 0
+			for _, ev := range audit(t, st, scope.Tenant, scope.User) {
+				if ev.Scope == scope && ev.Action == store.Redacted {
+					redactions++
+				}
+			}
+			if redactions != 2 {
+				t.Errorf("the audit log shows %d redactions, want 2", redactions)
+			}
+		})
 	}
 }

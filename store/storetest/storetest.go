@@ -34,6 +34,10 @@ func Run(t *testing.T, open Opener) {
 		{"AuditRecordsEveryChangeWithoutText", auditRecordsEveryChange},
 		{"CacheServesAWarmCopyCaughtUp", cacheServesWarmCopy},
 		{"ExpiryIsKeptInTheRowsAndTheAuditShowsIt", expiryIsKeptAndAudited},
+		{"TimesComeBackExactlyAsToJSONWritesThem", timesComeBackExactly},
+		{"EveryWayOfRedactingErasesFromTheStore", everyErasurePersists},
+		{"RedoneSaveLandsOnce", redoneSaveLandsOnce},
+		{"SavingAgainAfterALostAnswerLandsOnce", saveAgainLandsOnce},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
