@@ -98,6 +98,10 @@ func TestTermsStemEachLanguageSoItsInflectionsMeet(t *testing.T) {
 		"German":       {"die Schwester", "mit den Schwestern"},
 		"German'":      {"der Hund", "mit den Hunden", "des Hundes"},
 		"German''":     {"dem Haus", "in den Häusern", "des Hauses"},
+		"German 4":     {"in dem Garten", "eines Gartens", "in den Gärten"},
+		"German 5":     {"der Vater", "des Vaters", "die Väter"},
+		"German 6":     {"mit dem Auto", "mit den Autos"},
+		"German 7":     {"der Preis", "die Preise", "des Preises"},
 		"French":       {"ce cheval", "ces chevaux"},
 		"French'":      {"elle est arrivée", "nous sommes arrivés", "pour arriver", "vous arrivez"},
 		"French''":     {"une chienne", "ce chien", "ces chiens"},
@@ -139,6 +143,16 @@ func TestTermsOfATextWithNoStopWordsMeetEveryLanguagesStem(t *testing.T) {
 		stem := stemOf(t, sentence)
 		bare := sentence[strings.IndexByte(sentence, ' ')+1:]
 		assert.Contains(t, Terms(bare), stem, "a terse %q must still meet %q", bare, sentence)
+	}
+	// A short question in any inflection meets the word in a turn whose
+	// language is clear, whatever that question's words leave unsaid.
+	for _, pair := range [][2]string{
+		{"Wessen Gartens?", "Wir sitzen heute im Garten und trinken Tee."},
+		{"Vaters Auto?", "Der Vater und die Autos sind in der Garage."},
+		{"chevaux blancs", "Les chevaux sont dans le pré avec le cheval blanc."},
+		{"llaves perdidas", "Perdí las llaves en la playa."},
+	} {
+		assert.NotEmpty(t, shared(Terms(pair[0]), Terms(pair[1])), "%q must meet %q", pair[0], pair[1])
 	}
 	// Each distinct stem once.
 	terms := Terms("Hochzeit")
@@ -297,4 +311,15 @@ func TestComposeFindsTheEvidenceInAnotherInflectionOrScript(t *testing.T) {
 			assert.Contains(t, contextOf(compose(t, m, c.query)), c.want)
 		})
 	}
+}
+
+// shared lists the terms a and b have in common.
+func shared(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
