@@ -294,6 +294,10 @@ func TestComposeFindsTheEvidenceInAnotherInflectionOrScript(t *testing.T) {
 			"llueve", "llaves coche", "llave del coche"},
 		{"Chinese pair", "我在北京找到了一家很好的餐厅。", "今天又下雨了，天气预报说明天也会一直下雨，第%d次。",
 			"天气预报", "北京的餐厅叫什么？", "北京"},
+		{"German compound in the question", "Gestern war ich beim Arzt, meine Zähne tun weh.", "Heute regnet es wieder, Nummer %d.",
+			"regnet", "Was hat der Zahnarzt gesagt?", "beim Arzt"},
+		{"German compound with a linking s", "Der Kuchen zu meinem Geburtstag war riesig.", "Heute regnet es wieder, Nummer %d.",
+			"regnet", "Wer hat den Geburtstagskuchen gebacken?", "Der Kuchen"},
 		{"Japanese verb forms", "昨日、駅前の電気屋で新しいカメラを買った。軽くて旅行にぴったり。", "今日もまた雨が降っている、天気予報では明日もずっと雨らしい、%d回目。",
 			"天気予報", "カメラを買いましたか？", "カメラ"},
 	}
@@ -322,4 +326,27 @@ func shared(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+func TestCompoundPartsSplitWhereTheVocabularyKnowsBoth(t *testing.T) {
+	vocab := []string{"zahn", "arzt", "auto", "schlussel", "geburtstag", "kuchen", "haus", "tur"}
+	known := func(w []byte) bool { return slices.Contains(vocab, string(w)) }
+	for _, c := range []struct {
+		term string
+		want []string
+	}{
+		{"zahnarzt", []string{"zahn", "arzt"}},
+		{"autoschlussel", []string{"auto", "schlussel"}},
+		{"geburtstagskuchen", []string{"geburtstag", "kuchen"}},
+		{"haustur", nil},    // a head of three letters is too short to tell from an ending
+		{"zahnburste", nil}, // the head is not in the vocabulary
+		{"kinderarzt", nil}, // nor is the modifier
+		{"arzt", nil},       // too short to hold two parts
+		{"zahn2arzt", nil},  // not a word of letters
+		{"schlusselarzt", []string{"schlussel", "arzt"}},
+	} {
+		var got []string
+		compoundParts([]byte(c.term), known, func(p []byte) { got = append(got, string(p)) })
+		assert.Equal(t, c.want, got, c.term)
+	}
 }
