@@ -427,7 +427,7 @@ func termScore(idf, tf, dl, avgdl float64) float64 {
 func (ix *index) queryTerms(query string, all bool) []qterm {
 	var qs []qterm
 	seen := make(map[string]bool)
-	ix.tk.each(query, func(term []byte) {
+	ix.eachQueryTerm(query, func(term []byte) {
 		if seen[string(term)] || ix.halted(len(qs)) {
 			return
 		}
@@ -626,7 +626,7 @@ func (ix *index) prepare(text string) *query {
 		clear(ix.seen)
 		ix.seenEpoch = 1
 	}
-	ix.tk.each(text, func(term []byte) {
+	ix.eachQueryTerm(text, func(term []byte) {
 		if ix.halted(len(q.terms)) {
 			return
 		}

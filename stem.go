@@ -18,6 +18,9 @@ import (
 // guessed from its stop words); when a text does not say which (a terse
 // query, a short reply), each word is indexed under the stem of every
 // language it could be in, so the same word meets itself whatever the guess.
+// (The built-in BM25 also searches a question's German compound as its two
+// parts where the memory knows both, so "Zahnarzt" finds "beim Arzt"; Terms
+// gives the compound whole.)
 // Cyrillic words take a light Russian stem. Chinese, Japanese and Korean,
 // which do not separate words with spaces, are indexed as overlapping pairs
 // of characters within a run of one script, a run of one character as

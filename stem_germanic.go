@@ -57,9 +57,16 @@ func undouble(w []byte) []byte {
 
 // stemGerman strips German case and number endings ("Schwestern",
 // "Schwester"; "Häusern", "Hauses", "Haus", once the umlaut is folded), as
-// far as a stem of three letters. Verbs keep their endings: their prefixes
-// and vowel changes are beyond a light stemmer anyway.
+// far as a stem of three letters. A genitive or plural -s after a consonant
+// goes first, so the ending it sat on goes too and every form of a noun
+// meets one stem ("Gartens", "Garten", "Gärten"; "Vaters", "Vater"); after
+// i, u or e it stays ("Preis", "Preise"), as an s there is mostly the
+// word's own. Verbs keep their endings: their prefixes and vowel changes are beyond
+// a light stemmer anyway.
 func stemGerman(w []byte) []byte {
+	if n := len(w); n > 4 && w[n-1] == 's' && validSEnding(w[n-2]) {
+		w = w[:n-1]
+	}
 	n := len(w)
 	switch {
 	case n > 5 && hasSuffix(w, "ern"):
@@ -68,10 +75,20 @@ func stemGerman(w []byte) []byte {
 		return w[:n-2]
 	case n > 3 && w[n-1] == 'e':
 		return w[:n-1]
-	case n > 4 && w[n-1] == 's' && w[n-2] != 's' && !hasSuffix(w, "nis"):
-		return w[:n-1]
+	case n > 4 && w[n-1] == 's' && (w[n-2] == 'a' || w[n-2] == 'o' || w[n-2] == 'y'):
+		return w[:n-1] // the plural of a loanword: "Autos", "Omas", "Handys"
 	}
 	return w
+}
+
+// validSEnding reports whether a German -s after c may be an inflection:
+// the consonants Snowball's German stemmer lists for it.
+func validSEnding(c byte) bool {
+	switch c {
+	case 'b', 'd', 'f', 'g', 'h', 'k', 'l', 'm', 'n', 'r', 't':
+		return true
+	}
+	return false
 }
 
 func hasSuffix(w []byte, s string) bool {

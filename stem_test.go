@@ -98,6 +98,10 @@ func TestTermsStemEachLanguageSoItsInflectionsMeet(t *testing.T) {
 		"German":       {"die Schwester", "mit den Schwestern"},
 		"German'":      {"der Hund", "mit den Hunden", "des Hundes"},
 		"German''":     {"dem Haus", "in den Häusern", "des Hauses"},
+		"German 4":     {"in dem Garten", "eines Gartens", "in den Gärten"},
+		"German 5":     {"der Vater", "des Vaters", "die Väter"},
+		"German 6":     {"mit dem Auto", "mit den Autos"},
+		"German 7":     {"der Preis", "die Preise", "des Preises"},
 		"French":       {"ce cheval", "ces chevaux"},
 		"French'":      {"elle est arrivée", "nous sommes arrivés", "pour arriver", "vous arrivez"},
 		"French''":     {"une chienne", "ce chien", "ces chiens"},
@@ -139,6 +143,16 @@ func TestTermsOfATextWithNoStopWordsMeetEveryLanguagesStem(t *testing.T) {
 		stem := stemOf(t, sentence)
 		bare := sentence[strings.IndexByte(sentence, ' ')+1:]
 		assert.Contains(t, Terms(bare), stem, "a terse %q must still meet %q", bare, sentence)
+	}
+	// A short question in any inflection meets the word in a turn whose
+	// language is clear, whatever that question's words leave unsaid.
+	for _, pair := range [][2]string{
+		{"Wessen Gartens?", "Wir sitzen heute im Garten und trinken Tee."},
+		{"Vaters Auto?", "Der Vater und die Autos sind in der Garage."},
+		{"chevaux blancs", "Les chevaux sont dans le pré avec le cheval blanc."},
+		{"llaves perdidas", "Perdí las llaves en la playa."},
+	} {
+		assert.NotEmpty(t, shared(Terms(pair[0]), Terms(pair[1])), "%q must meet %q", pair[0], pair[1])
 	}
 	// Each distinct stem once.
 	terms := Terms("Hochzeit")
@@ -280,6 +294,10 @@ func TestComposeFindsTheEvidenceInAnotherInflectionOrScript(t *testing.T) {
 			"llueve", "llaves coche", "llave del coche"},
 		{"Chinese pair", "我在北京找到了一家很好的餐厅。", "今天又下雨了，天气预报说明天也会一直下雨，第%d次。",
 			"天气预报", "北京的餐厅叫什么？", "北京"},
+		{"German compound in the question", "Gestern war ich beim Arzt, meine Zähne tun weh.", "Heute regnet es wieder, Nummer %d.",
+			"regnet", "Was hat der Zahnarzt gesagt?", "beim Arzt"},
+		{"German compound with a linking s", "Der Kuchen zu meinem Geburtstag war riesig.", "Heute regnet es wieder, Nummer %d.",
+			"regnet", "Wer hat den Geburtstagskuchen gebacken?", "Der Kuchen"},
 		{"Japanese verb forms", "昨日、駅前の電気屋で新しいカメラを買った。軽くて旅行にぴったり。", "今日もまた雨が降っている、天気予報では明日もずっと雨らしい、%d回目。",
 			"天気予報", "カメラを買いましたか？", "カメラ"},
 	}
@@ -296,5 +314,39 @@ func TestComposeFindsTheEvidenceInAnotherInflectionOrScript(t *testing.T) {
 				"the oldest stretch must not come in for a query about the rest")
 			assert.Contains(t, contextOf(compose(t, m, c.query)), c.want)
 		})
+	}
+}
+
+// shared lists the terms a and b have in common.
+func shared(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func TestCompoundPartsSplitWhereTheVocabularyKnowsBoth(t *testing.T) {
+	vocab := []string{"zahn", "arzt", "auto", "schlussel", "geburtstag", "kuchen", "haus", "tur"}
+	known := func(w []byte) bool { return slices.Contains(vocab, string(w)) }
+	for _, c := range []struct {
+		term string
+		want []string
+	}{
+		{"zahnarzt", []string{"zahn", "arzt"}},
+		{"autoschlussel", []string{"auto", "schlussel"}},
+		{"geburtstagskuchen", []string{"geburtstag", "kuchen"}},
+		{"haustur", nil},    // a head of three letters is too short to tell from an ending
+		{"zahnburste", nil}, // the head is not in the vocabulary
+		{"kinderarzt", nil}, // nor is the modifier
+		{"arzt", nil},       // too short to hold two parts
+		{"zahn2arzt", nil},  // not a word of letters
+		{"schlusselarzt", []string{"schlussel", "arzt"}},
+	} {
+		var got []string
+		compoundParts([]byte(c.term), known, func(p []byte) { got = append(got, string(p)) })
+		assert.Equal(t, c.want, got, c.term)
 	}
 }

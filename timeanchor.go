@@ -121,14 +121,17 @@ import (
 //     this month's, the last one's or the next one's). Without a year, the
 //     verb picks the latest such day on or before today or the first on or
 //     after it (a present "is" counts as ahead: "the party is on the 15th");
-//     with no verb that says, the nearer one when it is at least three times
-//     nearer, else both. A date that carries its year is already whole and
-//     gets no note.
+//     with no verb that says, the nearer one when it is at least one and a
+//     half times nearer, else both, so a day reads one way however it is
+//     spelled and whoever says it. A lone "noted" or "confirmed" says nothing
+//     of the day's tense, nor does a past verb before "for" ("booked for 3
+//     March"). A date that carries its year is already whole and gets no
+//     note.
 //   - numeric dates: ISO 8601 (2023-05-20) always; a day and month with a
 //     slash and a year (20/5/2023, 5/20/23) with the order read from the
 //     numbers (a number above 12 is the day), both readings when either
 //     order works (5/6/2023 is [6 May or 5 June 2023]); without a year only
-//     after "on" and only when the order is certain ("on 5/20"). Two-digit
+//     after "on" and only when the order is certain ("on 5/20", "on 3/3"). Two-digit
 //     years are the nearest to when.
 //   - holidays, after a preposition ("at Christmas", "for Halloween") or
 //     last/this/next: Christmas (Eve, Day), Xmas, Boxing Day, New Year's Eve,
@@ -150,7 +153,11 @@ import (
 //     less N units), "the next/coming N units" and "within N units" (until
 //     today plus N units), with N optional ("in the past week"). An exact
 //     span is told to the day (a span of years to the month), a vague one
-//     to its unit. "this past week" and "this coming month" are such spans.
+//     to its unit. "this past week" and "this coming month" are such spans,
+//     and "the past" or "the coming" needs no preposition before it ("the
+//     past week was long"); "the last" and "the next" do, since alone they
+//     so often count from a moment the story is at ("the next day we
+//     left").
 //   - for N units, when the sentence is in the present perfect ("I've owned
 //     it for 3 years"), and N units now: the start of the duration.
 //

@@ -220,10 +220,14 @@ func (s *scanner) forCount(i int) (int, resolved, bool) {
 
 // span handles a span that runs up to now or on from it, after a word that
 // opens one: "in the past week", "over the last three years", "within the
-// next few days", "in the coming month". A sentence in the past perfect
-// counts from a moment it narrates, so a span back is left alone there.
+// next few days", "in the coming month"; "past" and "coming" open one on
+// their own ("the past week was long", "I spent the coming days packing"),
+// where "last" and "next" so often count from a moment the story is at. A
+// sentence in the past perfect counts from a moment it narrates, so a span
+// back is left alone there.
 func (s *scanner) span(i int) (int, resolved, bool) {
-	if s.tok(i+1) == nil || s.toks[i+1].poss || !spanPreposition(s.prev(i)) {
+	if s.tok(i+1) == nil || s.toks[i+1].poss ||
+		!spanPreposition(s.prev(i)) && !s.is(i+1, "past") && !s.is(i+1, "coming") {
 		return fail()
 	}
 	past := s.sentenceTense()&tPast != 0

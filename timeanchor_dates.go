@@ -61,7 +61,7 @@ func (s *scanner) readNumeric(i int, f, n [3]int, k int, sep byte) (resolved, bo
 		if a > 12 {
 			m, d = b, a
 		}
-		if s.prev(i) != "on" || a <= 12 && b <= 12 || m < 1 || m > 12 || d > 31 {
+		if s.prev(i) != "on" || a <= 12 && b <= 12 && a != b || m < 1 || m > 12 || d > 31 {
 			return resolved{}, false
 		}
 		past, next, ok := yearly(s.today, fixedDay(m, d))

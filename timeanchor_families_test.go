@@ -1,6 +1,7 @@
 package byheart
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -164,4 +165,80 @@ func TestAnnotateLeavesOtherLanguagesAlone(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The third pass: one reading for a day without its year, and spans that
+// need no preposition.
+
+func TestAnnotateReadsADayWithoutItsYearOneWay(t *testing.T) {
+	nov20 := on(2026, time.November, 20)
+	runAnnotate(t, []annotateCase{
+		{name: "a present sentence takes the next one", when: nov20, text: "The launch date is the 3rd of March.",
+			want: "The launch date is the 3rd of March [3 March 2027]."},
+		{name: "an acknowledgement in -ed is no past tense", when: nov20, text: "Launch on 3 March, noted.",
+			want: "Launch on 3 March [3 March 2027], noted."},
+		{name: "no verb that says: the nearer one", when: nov20, text: "We launch on 3 March.",
+			want: "We launch on 3 March [3 March 2027]."},
+		{name: "the month first", when: nov20, text: "We launch on March 3.", want: "We launch on March 3 [3 March 2027]."},
+		{name: "the month first with an ordinal", when: nov20, text: "We launch on March 3rd.",
+			want: "We launch on March 3rd [3 March 2027]."},
+		{name: "a numeric day and month that read alike both ways", when: nov20, text: "We launch on 3/3.",
+			want: "We launch on 3/3 [3 March 2027]."},
+		{name: "a numeric day and month that could swap is left alone", when: nov20, text: "We launch on 3/4.",
+			want: "We launch on 3/4."},
+		{name: "after for, a past verb is when the booking was made", when: nov20, text: "I booked the venue for 3 March.",
+			want: "I booked the venue for 3 March [3 March 2027]."},
+		{name: "a past verb still takes the latest one", when: nov20, text: "I went to Rome on 15 June.",
+			want: "I went to Rome on 15 June [15 June 2026]."},
+		{name: "a future takes the next one even when it is farther", when: nov20, text: "I'm going to Rome on 15 June.",
+			want: "I'm going to Rome on 15 June [15 June 2027]."},
+		{name: "half a year away either way, both", when: nov20, text: "Around 21 May, I think.",
+			want: "Around 21 May [21 May 2026 or 21 May 2027], I think."},
+	})
+}
+
+// TestAnnotateGivesAnExchangeOneReadingOfADate is the exchange: a
+// date said three ways by two speakers gets one reading.
+func TestAnnotateGivesAnExchangeOneReadingOfADate(t *testing.T) {
+	when := time.Date(2026, time.November, 20, 15, 0, 0, 0, time.UTC)
+	exchange := []string{
+		"The launch date is the 3rd of March.",
+		"Launch on 3 March, noted.",
+		"We launch on 3 March, then.",
+		"Confirmed: the party is on March 3rd.",
+		"Great, I booked the venue for 3 March.",
+	}
+	var readings []string
+	for i, text := range exchange {
+		got := Annotate(text, when.Add(time.Duration(i)*time.Minute))
+		open, end := strings.Index(got, "["), strings.Index(got, "]")
+		if open < 0 || end < open {
+			t.Fatalf("%q got no note: %q", text, got)
+		}
+		readings = append(readings, got[open+1:end])
+	}
+	for i, r := range readings {
+		if r != readings[0] {
+			t.Errorf("%q reads %q where %q read %q", exchange[i], r, exchange[0], readings[0])
+		}
+	}
+}
+
+func TestAnnotateSpansThatNeedNoPreposition(t *testing.T) {
+	nov20 := on(2026, time.November, 20)
+	runAnnotate(t, []annotateCase{
+		{name: "the past week", when: nov20, text: "The past week was long.",
+			want: "The past week [since 13 November 2026] was long."},
+		{name: "the coming week", when: nov20, text: "The coming week is busy.",
+			want: "The coming week [until 27 November 2026] is busy."},
+		{name: "the past few days", when: nov20, text: "I spent the past few days in bed.",
+			want: "I spent the past few days [since about 17 November 2026] in bed."},
+		{name: "the past month after a verb", when: nov20, text: "Sales grew the past month.",
+			want: "Sales grew the past month [since 20 October 2026]."},
+		{name: "the previous month in a story is left alone", when: nov20, text: "The previous month was hard.",
+			want: "The previous month was hard."},
+		{name: "the next day in a story is left alone", when: nov20, text: "The next day we left.", want: "The next day we left."},
+		{name: "a duration with in is no date", when: nov20, text: "We sorted it out in a week.", want: "We sorted it out in a week."},
+		{name: "a duration with took is no date", when: nov20, text: "It took us a week to fix.", want: "It took us a week to fix."},
+	})
 }

@@ -92,7 +92,7 @@ func (s *scanner) pastAt(k int, w string) bool {
 	if irregularPast(w) {
 		return true
 	}
-	if len(w) <= 4 || !strings.HasSuffix(w, "ed") || notPast(w) {
+	if len(w) <= 4 || !strings.HasSuffix(w, "ed") || notPast(w) || s.alone(k) {
 		return false
 	}
 	if k > 0 && s.toks[k].glued {
@@ -102,6 +102,13 @@ func (s *scanner) pastAt(k int, w string) bool {
 		}
 	}
 	return true
+}
+
+// alone reports a word that is a clause of its own, set off by punctuation
+// on both sides: "Noted", "Confirmed:", "Booked!" acknowledge what was said
+// and tell nothing of when its dates are.
+func (s *scanner) alone(k int) bool {
+	return (k == 0 || !s.toks[k].glued) && (k+1 == len(s.toks) || !s.toks[k+1].glued)
 }
 
 // futureAt reports a marker of the future at word k: will, shall, 'll,

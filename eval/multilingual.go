@@ -163,18 +163,22 @@ type multilingualRow struct {
 	Language  string `json:"language"`
 	Questions int    `json:"questions"`
 	// Recall is byheart's evidence recall, built-in BM25, fresh selection;
-	// RecallTerse the same with each question cut to its content words.
+	// RecallTerse the same with each question cut to its content words,
+	// RecallShort to at most three of them.
 	Recall      float64 `json:"recall"`
 	RecallTerse float64 `json:"recall_terse_queries"`
+	RecallShort float64 `json:"recall_short_queries"`
 	// RecallBM25 and RecallLegacy are byheart's with one BM25 Retriever on
 	// this tokenizer and on the one before it: the tokenizer's effect alone.
 	RecallBM25   float64 `json:"recall_bm25_retriever"`
 	RecallLegacy float64 `json:"recall_bm25_retriever_old_tokenizer"`
 	// Twin is the English twin's recall (built-in), and Ratio Recall/Twin;
-	// TerseRatio compares the terse queries' recall with the twin's.
+	// TerseRatio and ShortRatio compare the terse and short queries'
+	// recall with the twin's.
 	Twin       float64 `json:"english_twin_recall"`
 	Ratio      float64 `json:"ratio_to_twin"`
 	TerseRatio float64 `json:"terse_ratio_to_twin"`
+	ShortRatio float64 `json:"short_ratio_to_twin"`
 	// FalseMatch is the share of (question, turn) pairs whose English twins
 	// share no term but which share one in this language; FalseMatchLegacy
 	// the same under the old tokenizer.
@@ -227,6 +231,9 @@ func measureMultilingual(path string, share float64, prog *progress) (*multiling
 		if rows[0].RecallTerse > 0 {
 			rows[i].TerseRatio = rows[i].RecallTerse / rows[0].RecallTerse
 		}
+		if rows[0].RecallShort > 0 {
+			rows[i].ShortRatio = rows[i].RecallShort / rows[0].RecallShort
+		}
 	}
 	res.Rows = rows
 	return res, nil
@@ -235,7 +242,7 @@ func measureMultilingual(path string, share float64, prog *progress) (*multiling
 // measureLanguage measures one language on every conversation.
 func measureLanguage(f *mlFile, lang string, share float64) (multilingualRow, error) {
 	row := multilingualRow{Language: lang}
-	var sums [4]float64
+	var sums [5]float64
 	var pairs, falseNow, falseThen int
 	for i := range f.Conversations {
 		c := &f.Conversations[i]
@@ -245,7 +252,8 @@ func measureLanguage(f *mlFile, lang string, share float64) (multilingualRow, er
 		runs := []struct {
 			retriever byheart.Retriever
 			conv      *conversation
-		}{{nil, conv}, {nil, terseQuestions(conv)}, {bm25Over(byheart.Terms), conv}, {bm25Over(legacyTerms), conv}}
+		}{{nil, conv}, {nil, terseQuestions(conv, 0)}, {bm25Over(byheart.Terms), conv}, {bm25Over(legacyTerms), conv},
+			{nil, terseQuestions(conv, shortWords)}}
 		for k, run := range runs {
 			o := opts
 			o.Retriever = run.retriever
@@ -270,6 +278,7 @@ func measureLanguage(f *mlFile, lang string, share float64) (multilingualRow, er
 	if row.Questions > 0 {
 		n := float64(row.Questions)
 		row.Recall, row.RecallTerse, row.RecallBM25, row.RecallLegacy = sums[0]/n, sums[1]/n, sums[2]/n, sums[3]/n
+		row.RecallShort = sums[4] / n
 	}
 	if pairs > 0 {
 		row.FalseMatch = float64(falseNow) / float64(pairs)
@@ -282,8 +291,9 @@ func measureLanguage(f *mlFile, lang string, share float64) (multilingualRow, er
 // carry its topic, as a user typing keywords would ask it: a word stays when
 // byheart finds a term in it on its own. A question in a script without
 // spaces stays whole but for its punctuation. Such a query holds few stop words, if any, to tell its
-// language by: it tests the tokenizer's answer to an unreliable guess.
-func terseQuestions(conv *conversation) *conversation {
+// language by: it tests the tokenizer's answer to an unreliable guess. With
+// most > 0 it keeps only the first most of those words.
+func terseQuestions(conv *conversation, most int) *conversation {
 	out := *conv
 	out.Questions = slices.Clone(conv.Questions)
 	for i, q := range out.Questions {
@@ -292,6 +302,9 @@ func terseQuestions(conv *conversation) *conversation {
 			if len(byheart.Terms(w)) > 0 {
 				kept = append(kept, strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 			}
+		}
+		if most > 0 && len(kept) > most {
+			kept = kept[:most]
 		}
 		if len(kept) > 0 {
 			out.Questions[i].Text = strings.Join(kept, " ")
@@ -352,20 +365,24 @@ func bm25Over(terms func(string) []string) byheart.Retriever {
 	})
 }
 
+// shortWords is the length of the short questions: three words, the most a
+// user typing into a chat box often gives.
+const shortWords = 3
+
 func writeMultilingual(b *strings.Builder, r *multilingualResult) {
 	fmt.Fprintf(b, "\n## Languages: evidence recall beside the English twin\n\n"+
 		"`%s`: the same conversations in each language. Budget %.0f%% of each conversation's length in that language as rendered, "+
-		"stretches %.0f%%; fresh selection. *Terse* questions keep only their content words, as keywords typed into a search box. *BM25 retriever* columns rank the stretches with one BM25 on this tokenizer and on "+
+		"stretches %.0f%%; fresh selection. *Terse* questions keep only their content words, as keywords typed into a search box; *short* ones the first three of those. *BM25 retriever* columns rank the stretches with one BM25 on this tokenizer and on "+
 		"the one before it; a false match is a question and a turn whose English twins share no term but which share one here.\n\n",
 		r.Source, 100*r.Share, 100*chunkShare)
-	b.WriteString("| language | questions | recall | ÷ English twin | terse | ÷ English twin | BM25 retriever | BM25 retriever, old tokenizer | false matches | false matches, old tokenizer | false date notes |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| language | questions | recall | ÷ English twin | terse | ÷ English twin | short | ÷ English twin | BM25 retriever | BM25 retriever, old tokenizer | false matches | false matches, old tokenizer | false date notes |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, row := range r.Rows {
 		fm, fmOld, notes := percent(row.FalseMatch), percent(row.FalseMatchLegacy), fmt.Sprint(row.FalseNotes)
 		if row.Language == "en" {
 			fm, fmOld, notes = "—", "—", "—"
 		}
-		fmt.Fprintf(b, "| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %s | %s |\n", row.Language, row.Questions,
-			row.Recall, row.Ratio, row.RecallTerse, row.TerseRatio, row.RecallBM25, row.RecallLegacy, fm, fmOld, notes)
+		fmt.Fprintf(b, "| %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %s | %s | %s |\n", row.Language, row.Questions,
+			row.Recall, row.Ratio, row.RecallTerse, row.TerseRatio, row.RecallShort, row.ShortRatio, row.RecallBM25, row.RecallLegacy, fm, fmOld, notes)
 	}
 }

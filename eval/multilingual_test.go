@@ -153,7 +153,7 @@ func TestTerseQuestionsKeepOnlyContentWords(t *testing.T) {
 		{Text: "车钥匙是在哪里找到的？"},
 		{Text: "what is it?"},
 	}}
-	got := terseQuestions(conv)
+	got := terseQuestions(conv, 0)
 	var texts []string
 	for _, q := range got.Questions {
 		texts = append(texts, q.Text)
@@ -161,6 +161,7 @@ func TestTerseQuestionsKeepOnlyContentWords(t *testing.T) {
 	assert.Equal(t, []string{"encontraron llaves coche", "Autoschlüssel gefunden", "车钥匙是在哪里找到的", "what is it?"}, texts,
 		"a question with no content word stays as it was")
 	assert.Equal(t, "¿Dónde encontraron las llaves del coche?", conv.Questions[0].Text, "the original is untouched")
+	assert.Equal(t, "encontraron llaves", terseQuestions(conv, 2).Questions[0].Text, "at most two words")
 }
 
 // TestEveryLanguageRecallsAsItsEnglishTwinAndGetsNoDateNotes pins issue 16's
@@ -173,6 +174,7 @@ func TestEveryLanguageRecallsAsItsEnglishTwinAndGetsNoDateNotes(t *testing.T) {
 	require.Equal(t, "en", res.Rows[0].Language)
 	for _, row := range res.Rows[1:] {
 		assert.GreaterOrEqual(t, row.Ratio, 0.95, "%s recall against its English twin", row.Language)
+		assert.GreaterOrEqual(t, row.ShortRatio, 0.95, "%s recall of questions of three words against its English twin's", row.Language)
 		assert.Zero(t, row.FalseNotes, "%s turns the English date annotation wrote on", row.Language)
 	}
 }
