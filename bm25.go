@@ -22,11 +22,6 @@ type docKey struct {
 	n    int
 }
 
-type posting struct {
-	slot int32
-	tf   int32
-}
-
 // slot is one distinct closed-stretch text in the index.
 type slot struct {
 	key    docKey
@@ -45,11 +40,21 @@ type slot struct {
 // stretch holds any more is dropped from the postings, the document
 // frequencies and the vocabulary.
 type index struct {
-	seed   maphash.Seed
-	vocab  map[string]uint32
-	terms  []string // by term id; "" once a term has no document left
-	post   [][]posting
-	df     []int32 // closed documents holding each term
+	seed maphash.Seed
+
+	// The vocabulary and the postings, laid out flat (see postings.go).
+	arena        []byte     // the terms' bytes
+	terms        []termInfo // by term id
+	table        []uint32   // term ids plus one, by hash; 0 is free
+	nterms       int        // terms in the table
+	deadBytes    int        // arena bytes of forgotten terms
+	slotsOf      []int32    // postings' slots, in runs by term
+	tfOf         []uint8    // postings' term frequencies, beside them
+	deadPostings int        // places in runs no term owns
+	bigTF        map[uint64]int32
+	bulk         bool             // see startBulk
+	pending      []pendingPosting // a bulk build's postings, in the order added
+
 	slots  []slot
 	free   []int32
 	byKey  map[docKey]int32
@@ -58,12 +63,6 @@ type index struct {
 
 	open    map[uint32]int // the open stretch's term frequencies
 	openLen int
-
-	// Per term, what bounds its score in any closed text: the largest term
-	// frequency in its postings and the shortest text holding it. Removal
-	// leaves them loose, never too tight.
-	maxTF []int32
-	minDL []int32
 
 	// Per slot, what a scoring pass reads for every posting, kept apart
 	// from the slots so it stays in cache: the text's length in terms, and
@@ -115,28 +114,11 @@ type indexScratch struct {
 func newIndex() *index {
 	ix := &index{
 		seed:  maphash.MakeSeed(),
-		vocab: make(map[string]uint32),
 		byKey: make(map[docKey]int32),
 		open:  make(map[uint32]int),
 	}
 	ix.keyPiece = ix.keying.piece
 	return ix
-}
-
-// intern returns the term's id, adding it to the vocabulary if new.
-func (ix *index) intern(term []byte) uint32 {
-	if id, ok := ix.vocab[string(term)]; ok {
-		return id
-	}
-	id := uint32(len(ix.terms))
-	s := string(term)
-	ix.vocab[s] = id
-	ix.terms = append(doubled(ix.terms), s)
-	ix.post = append(doubled(ix.post), nil)
-	ix.df = append(doubled(ix.df), 0)
-	ix.maxTF = append(doubled(ix.maxTF), 0)
-	ix.minDL = append(doubled(ix.minDL), 0)
-	return id
 }
 
 // doubled returns s with room for one more, doubling its capacity when it is
@@ -155,76 +137,6 @@ func doubled[T any](s []T) []T {
 // two billion times, or a text of more terms, scores as if it had just that
 // many, which BM25's saturation makes no difference to in practice.
 func sat32(n int) int32 { return int32(min(n, math.MaxInt32)) }
-
-// addPosting records that closed slot s holds term id tf times, keeping the
-// list sorted by slot and the term's bounds up to date. A new slot is the
-// highest but for one reused after a removal, which is inserted in place.
-func (ix *index) addPosting(id uint32, s int32, tf int32) {
-	list := ix.post[id]
-	p := posting{s, tf}
-	if n := len(list); n == 0 || list[n-1].slot < s {
-		list = append(list, p)
-	} else {
-		i := seek(list, 0, s)
-		list = append(list, posting{})
-		copy(list[i+1:], list[i:])
-		list[i] = p
-	}
-	ix.post[id] = list
-	dl := ix.lens[s]
-	if ix.df[id] == 0 || tf > ix.maxTF[id] {
-		ix.maxTF[id] = max(ix.maxTF[id], tf)
-	}
-	if ix.df[id] == 0 || dl < ix.minDL[id] {
-		ix.minDL[id] = dl
-	}
-	ix.df[id]++
-}
-
-// seek returns the first position at or after from whose slot is at least
-// s, galloping from from, so walking a list with ascending targets costs
-// the logarithm of each gap.
-func seek(list []posting, from int, s int32) int {
-	if from >= len(list) || list[from].slot >= s {
-		return from
-	}
-	// list[lo].slot < s throughout; find the first hi with list[hi].slot >= s.
-	lo, step := from, 1
-	hi := lo + step
-	for hi < len(list) && list[hi].slot < s {
-		lo = hi
-		step <<= 1
-		hi = lo + step
-	}
-	hi = min(hi, len(list))
-	for lo+1 < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if list[mid].slot < s {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return hi
-}
-
-// tf returns how many times closed slot s holds term id.
-func (ix *index) tf(id uint32, s int32) int32 {
-	list := ix.post[id]
-	lo, hi := 0, len(list)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if list[mid].slot < s {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(list) && list[lo].slot == s {
-		return list[lo].tf
-	}
-	return 0
-}
 
 // encode appends the term ids of text to dst.
 func (ix *index) encode(dst []uint32, text string) []uint32 {
@@ -326,33 +238,18 @@ func (ix *index) release(s int32, user int32) {
 	// Removal is rare (a redaction, a rewrite of the boundaries), so a pass
 	// over the posting lists is cheaper overall than keeping each slot's
 	// term list in memory for the whole life of the conversation.
-	for id, list := range ix.post {
-		i := seek(list, 0, s)
-		if i == len(list) || list[i].slot != s {
-			continue
+	for id := range ix.terms {
+		if ix.removePosting(uint32(id), s) {
+			ix.forgetIfUnused(uint32(id))
 		}
-		list = append(list[:i], list[i+1:]...)
-		ix.post[id] = list
-		ix.df[id]--
-		ix.maxTF[id], ix.minDL[id] = 0, 0
-		for _, p := range list {
-			ix.maxTF[id] = max(ix.maxTF[id], p.tf)
-			if dl := ix.lens[p.slot]; ix.minDL[id] == 0 || dl < ix.minDL[id] {
-				ix.minDL[id] = dl
-			}
-		}
-		ix.forgetIfUnused(uint32(id))
 	}
 }
 
 func (ix *index) forgetIfUnused(id uint32) {
-	if ix.df[id] > 0 || ix.open[id] > 0 || ix.terms[id] == "" {
+	if t := &ix.terms[id]; t.n > 0 || ix.open[id] > 0 || t.size == 0 {
 		return
 	}
-	delete(ix.vocab, ix.terms[id])
-	ix.terms[id] = ""
-	ix.post[id] = nil
-	ix.maxTF[id], ix.minDL[id] = 0, 0
+	ix.forget(id)
 }
 
 // corpus is the statistics one scoring pass uses: document count and
@@ -410,7 +307,7 @@ func (ix *index) corpus(extra [][]string) corpus {
 func (ix *index) idf(c corpus, q qterm) float64 {
 	df := float64(c.extra[q.text].df)
 	if q.id != noTerm {
-		df += float64(ix.df[q.id])
+		df += float64(ix.terms[q.id].n)
 		if ix.open[q.id] > 0 {
 			df++
 		}
@@ -431,7 +328,7 @@ func (ix *index) queryTerms(query string, all bool) []qterm {
 		if seen[string(term)] || ix.halted(len(qs)) {
 			return
 		}
-		id, ok := ix.vocab[string(term)]
+		id, ok := ix.lookup(term)
 		if !ok {
 			if !all {
 				return
@@ -455,11 +352,12 @@ func (ix *index) score(c corpus, q []qterm, scores []float64, touched []int32) (
 			continue
 		}
 		idf := ix.idf(c, t)
-		for _, p := range ix.post[t.id] {
-			if scores[p.slot] == 0 {
-				touched = append(touched, p.slot)
+		slots, tfs := ix.list(t.id)
+		for j, s := range slots {
+			if scores[s] == 0 {
+				touched = append(touched, s)
 			}
-			scores[p.slot] += termScore(idf, float64(p.tf), float64(ix.lens[p.slot]), c.avgdl)
+			scores[s] += termScore(idf, float64(ix.tfAt(t.id, s, tfs[j])), float64(ix.lens[s]), c.avgdl)
 		}
 		if tf := ix.open[t.id]; tf > 0 {
 			open += termScore(idf, float64(tf), float64(ix.openLen), c.avgdl)
@@ -630,7 +528,7 @@ func (ix *index) prepare(text string) *query {
 		if ix.halted(len(q.terms)) {
 			return
 		}
-		id, ok := ix.vocab[string(term)]
+		id, ok := ix.lookup(term)
 		if !ok || ix.seen[id] == ix.seenEpoch {
 			return
 		}
@@ -645,8 +543,8 @@ func (ix *index) prepare(text string) *query {
 	q.rest[n] = 0
 	for i, t := range q.terms {
 		q.idf[i] = ix.idf(q.c, t)
-		if ix.df[t.id] > 0 {
-			q.ub[i] = termScore(q.idf[i], float64(ix.maxTF[t.id]), float64(ix.minDL[t.id]), q.c.avgdl) * (1 + boundSlack)
+		if ti := &ix.terms[t.id]; ti.n > 0 {
+			q.ub[i] = termScore(q.idf[i], float64(ti.maxTF), float64(ti.minDL), q.c.avgdl) * (1 + boundSlack)
 		}
 		if tf := ix.open[t.id]; tf > 0 {
 			q.open += termScore(q.idf[i], float64(tf), float64(ix.openLen), q.c.avgdl)
@@ -711,14 +609,14 @@ func (q *query) scoreMany(slots []int32) {
 		}
 	}
 	for i, t := range q.terms {
-		list := ix.post[t.id]
+		list, tfs := ix.list(t.id)
 		at := 0
 		for _, s := range todo {
 			if at = seek(list, at, s); at == len(list) {
 				break
 			}
-			if p := list[at]; p.slot == s {
-				ix.cached[s] += termScore(q.idf[i], float64(p.tf), float64(ix.lens[s]), q.c.avgdl)
+			if list[at] == s {
+				ix.cached[s] += termScore(q.idf[i], float64(ix.tfAt(t.id, s, tfs[at])), float64(ix.lens[s]), q.c.avgdl)
 			}
 		}
 	}
@@ -741,7 +639,7 @@ func (q *query) ceiling() float64 {
 func (q *query) postings() int {
 	n := 0
 	for _, t := range q.terms {
-		n += len(q.ix.post[t.id])
+		n += int(q.ix.terms[t.id].n)
 	}
 	return n
 }
@@ -918,21 +816,23 @@ func (ix *index) addUp(q *query, k int, reach float64, eligible func(stretch int
 		}
 		ti := q.byUB[j]
 		idf, avgdl := q.idf[ti], q.c.avgdl
-		for _, p := range ix.post[q.terms[ti].id] {
-			a := ix.acc[p.slot]
+		id := q.terms[ti].id
+		slots, tfs := ix.list(id)
+		for i, s := range slots {
+			a := ix.acc[s]
 			if a < 0 {
 				continue // seen, and no stretch of it can be taken
 			}
 			if a == 0 {
-				touched = append(touched, p.slot)
-				if !ix.held(p.slot, eligible) {
-					ix.acc[p.slot] = -1
+				touched = append(touched, s)
+				if !ix.held(s, eligible) {
+					ix.acc[s] = -1
 					continue
 				}
 				found++
 			}
-			a += termScore(idf, float64(p.tf), float64(ix.lens[p.slot]), avgdl)
-			ix.acc[p.slot] = a
+			a += termScore(idf, float64(ix.tfAt(id, s, tfs[i])), float64(ix.lens[s]), avgdl)
+			ix.acc[s] = a
 			top = max(top, a)
 		}
 		if found >= k && q.rest[j+1]*(1+boundSlack)*reach < top {
@@ -969,11 +869,12 @@ func (ix *index) finishSums(q *query, cand []int32, j, k int, theta, reach float
 				break
 			}
 			ti := q.byUB[j+t]
-			list := ix.post[q.terms[ti].id]
+			id := q.terms[ti].id
+			list, tfs := ix.list(id)
 			at := seek(list, cursor[t], s)
 			cursor[t] = at
-			if at < len(list) && list[at].slot == s {
-				a += termScore(q.idf[ti], float64(list[at].tf), float64(ix.lens[s]), q.c.avgdl)
+			if at < len(list) && list[at] == s {
+				a += termScore(q.idf[ti], float64(ix.tfAt(id, s, tfs[at])), float64(ix.lens[s]), q.c.avgdl)
 			}
 		}
 		ix.acc[s] = a

@@ -54,7 +54,7 @@ func checkIndex(t *testing.T, m *Memory) {
 			require.Equal(t, int32(-1), m.str[s].slot, "the newest stretch is the open one")
 			got := map[string]int32{}
 			for id, k := range ix.open {
-				got[ix.terms[id]] = int32(k)
+				got[ix.term(id)] = int32(k)
 			}
 			require.Equal(t, tf, got, "open stretch term frequencies")
 			require.Equal(t, int(n), ix.openLen, "open stretch length")
@@ -75,16 +75,18 @@ func checkIndex(t *testing.T, m *Memory) {
 	}
 
 	gotSlots := map[int32]map[string]int32{}
-	for id, list := range ix.post {
+	for id := range ix.terms {
+		list, tfs := ix.list(uint32(id))
 		if len(list) > 0 {
-			require.NotEmpty(t, ix.terms[id], "postings for a forgotten term id %d", id)
+			require.NotEmpty(t, ix.term(uint32(id)), "postings for a forgotten term id %d", id)
 		}
-		require.Equal(t, int32(len(list)), ix.df[id], "df of %q", ix.terms[id])
-		for _, p := range list {
-			if gotSlots[p.slot] == nil {
-				gotSlots[p.slot] = map[string]int32{}
+		require.LessOrEqual(t, ix.terms[id].n, ix.terms[id].room, "postings of %q overrun their run", ix.term(uint32(id)))
+		require.True(t, slices.IsSorted(list), "postings of %q out of order", ix.term(uint32(id)))
+		for i, s := range list {
+			if gotSlots[s] == nil {
+				gotSlots[s] = map[string]int32{}
 			}
-			gotSlots[p.slot][ix.terms[id]] = p.tf
+			gotSlots[s][ix.term(uint32(id))] = ix.tfAt(uint32(id), s, tfs[i])
 		}
 	}
 	for sl, tf := range wantSlots {
@@ -109,17 +111,30 @@ func checkIndex(t *testing.T, m *Memory) {
 	require.Equal(t, wantLength, ix.length)
 
 	gotVocab := map[string]bool{}
-	for term, id := range ix.vocab {
+	for id := range ix.terms {
+		term := ix.term(uint32(id))
+		if term == "" {
+			continue
+		}
 		gotVocab[term] = true
-		require.Equal(t, term, ix.terms[id])
+		got, ok := ix.lookup([]byte(term))
+		require.True(t, ok, "term %q kept outside the vocabulary", term)
+		require.Equal(t, uint32(id), got, "term %q found under another id", term)
+		require.Equal(t, wantDF[term], int32(ix.terms[id].n), "df of %q", term)
 	}
 	require.Equal(t, wantVocab, gotVocab, "vocabulary")
-	for id, term := range ix.terms {
-		if term != "" {
-			require.Equal(t, uint32(id), ix.vocab[term], "term %q kept outside the vocabulary", term)
-			require.Equal(t, wantDF[term], ix.df[id], "df of %q", term)
+	require.Equal(t, len(gotVocab), ix.nterms, "terms in the table")
+}
+
+// vocabulary is every term the index holds, by id, forgotten ones left out.
+func vocabulary(ix *index) []string {
+	var out []string
+	for id := range ix.terms {
+		if t := ix.term(uint32(id)); t != "" {
+			out = append(out, t)
 		}
 	}
+	return out
 }
 
 func boolSet[K comparable](seq func(func(K) bool)) map[K]bool {
@@ -194,13 +209,13 @@ func TestComposingWithUnchangedStretchesDoesNoReindexing(t *testing.T) {
 		return []Item{{Text: "zebra quantum marmalade greenhouse", Source: "kb"}}, nil
 	})
 	compose(t, m, "greenhouse")
-	enc, vocab := m.ix.encoded, len(m.ix.vocab)
+	enc, vocab := m.ix.encoded, m.ix.nterms
 	slots := slices.Clone(m.ix.slots)
 	for _, q := range []string{"greenhouse", "the kubernetes canary", "words no turn has: xylophone", ""} {
 		compose(t, m, q)
 	}
 	assert.Equal(t, enc, m.ix.encoded, "composing re-tokenized stretches")
-	assert.Equal(t, vocab, len(m.ix.vocab), "queries or outside material leaked into the vocabulary")
+	assert.Equal(t, vocab, m.ix.nterms, "queries or outside material leaked into the vocabulary")
 	assert.Equal(t, len(slots), len(m.ix.slots))
 	for i := range slots {
 		assert.Equal(t, slots[i].key, m.ix.slots[i].key)
@@ -434,7 +449,7 @@ func TestAnIndexToldToStopReadsNoFurther(t *testing.T) {
 	t.Parallel()
 	m := New(Options{})
 	fillTurns(m, chat(12, 2000))
-	query := strings.Join(m.ix.terms, " ") // every word the conversation used
+	query := strings.Join(vocabulary(m.ix), " ") // every word the conversation used
 	done := make(chan struct{})
 	close(done)
 

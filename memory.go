@@ -863,6 +863,10 @@ func (m *state) restretch(bounds []int) {
 // from pre when their texts were tokenized ahead (see tokenizeAhead). The
 // index holds no open stretch.
 func (m *state) cutStretches(starts []int, pre *ahead) {
+	if len(starts) > 1 {
+		m.ix.startBulk()
+		defer m.ix.endBulk()
+	}
 	for i, a := range starts {
 		b := len(m.turns)
 		if i+1 < len(starts) {
