@@ -22,12 +22,12 @@ type docKey struct {
 	n    int
 }
 
-// slot is one distinct closed-stretch text in the index.
+// slot is one distinct closed-stretch text in the index. The stretches
+// holding it are in index.owner, or index.shared when there are several.
 type slot struct {
 	key    docKey
-	length int     // terms in the text
-	refs   int32   // stretches with this exact text; 0 means the slot is free
-	users  []int32 // those stretches, by position
+	length int   // terms in the text
+	refs   int32 // stretches with this exact text; 0 means the slot is free
 }
 
 // index is a BM25 index over stretch texts. Closed stretches never change
@@ -69,6 +69,9 @@ type index struct {
 	// the one stretch holding it (-1 when none or several do).
 	lens  []int32
 	owner []int32
+	// shared holds, by slot, the stretches holding a text that several
+	// stretches hold.
+	shared map[int32][]int32
 
 	encoded int // turns and texts tokenized so far, for tests that pin incremental work
 
@@ -219,13 +222,7 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 // text from the index entirely.
 func (ix *index) release(s int32, user int32) {
 	sl := &ix.slots[s]
-	for i, u := range sl.users {
-		if u == user {
-			sl.users = append(sl.users[:i], sl.users[i+1:]...)
-			break
-		}
-	}
-	ix.syncOwner(s)
+	ix.dropUser(s, user)
 	if sl.refs--; sl.refs > 0 {
 		return
 	}
@@ -449,25 +446,65 @@ func (ix *index) share(k docKey, user int32) (int32, bool) {
 	s, ok := ix.byKey[k]
 	if ok {
 		ix.slots[s].refs++
-		ix.slots[s].users = append(ix.slots[s].users, user)
-		ix.syncOwner(s)
+		ix.addUser(s, user)
 	}
 	return s, ok
 }
 
-// syncOwner records slot s's one user, or -1 when it has none or several.
-func (ix *index) syncOwner(s int32) {
-	if u := ix.slots[s].users; len(u) == 1 {
-		ix.owner[s] = u[0]
-	} else {
+// users returns the stretches holding slot s. Almost every text is one
+// stretch's, kept in owner, so a slot needs no list of its own; the lists
+// of texts several stretches hold are in shared.
+func (ix *index) users(s int32) []int32 {
+	if u := ix.owner[s]; u >= 0 {
+		return ix.owner[s : s+1 : s+1]
+	}
+	return ix.shared[s]
+}
+
+// addUser adds stretch user to those holding slot s.
+func (ix *index) addUser(s int32, user int32) {
+	switch u := ix.users(s); len(u) {
+	case 0:
+		ix.owner[s] = user
+	case 1:
+		if ix.shared == nil {
+			ix.shared = make(map[int32][]int32)
+		}
+		ix.shared[s] = []int32{u[0], user}
 		ix.owner[s] = -1
+	default:
+		ix.shared[s] = append(u, user)
+	}
+}
+
+// dropUser takes stretch user from those holding slot s, if it is one.
+func (ix *index) dropUser(s int32, user int32) {
+	if ix.owner[s] == user {
+		ix.owner[s] = -1
+		return
+	}
+	u := ix.shared[s]
+	i := slices.Index(u, user)
+	if i < 0 {
+		return
+	}
+	u = slices.Delete(u, i, i+1)
+	switch len(u) {
+	case 0, 1:
+		delete(ix.shared, s)
+		ix.owner[s] = -1
+		if len(u) == 1 {
+			ix.owner[s] = u[0]
+		}
+	default:
+		ix.shared[s] = u
 	}
 }
 
 // clearUsers forgets every stretch holding slot s, keeping the text; the
 // stretches are about to be laid out again.
 func (ix *index) clearUsers(s int32) {
-	ix.slots[s].users = ix.slots[s].users[:0]
+	delete(ix.shared, s)
 	ix.owner[s] = -1
 }
 
@@ -483,7 +520,7 @@ func (ix *index) newSlot(k docKey, length int, user int32) int32 {
 		ix.lens = append(doubled(ix.lens), 0)
 		ix.owner = append(doubled(ix.owner), -1)
 	}
-	ix.slots[s] = slot{key: k, length: length, refs: 1, users: []int32{user}}
+	ix.slots[s] = slot{key: k, length: length, refs: 1}
 	ix.lens[s] = sat32(length)
 	ix.owner[s] = user
 	ix.byKey[k] = s
@@ -782,7 +819,7 @@ func (ix *index) best(q *query, k int, reach float64, eligible func(stretch int3
 	q.scoreMany(cand)
 	for _, s := range cand {
 		v := q.score(s)
-		for _, u := range ix.slots[s].users {
+		for _, u := range ix.users(s) {
 			if eligible(u) {
 				out = append(out, hit{int(u), v})
 			}
@@ -929,7 +966,7 @@ func (ix *index) held(s int32, eligible func(stretch int32) bool) bool {
 	if u := ix.owner[s]; u >= 0 {
 		return eligible(u)
 	}
-	for _, u := range ix.slots[s].users {
+	for _, u := range ix.users(s) {
 		if eligible(u) {
 			return true
 		}

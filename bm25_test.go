@@ -102,7 +102,7 @@ func checkIndex(t *testing.T, m *Memory) {
 	keys := map[docKey]bool{}
 	for sl, users := range wantUsers {
 		keys[ix.slots[sl].key] = true
-		require.ElementsMatch(t, users, ix.slots[sl].users, "users of slot %d", sl)
+		require.ElementsMatch(t, users, ix.users(sl), "users of slot %d", sl)
 		require.Equal(t, int32(len(users)), ix.slots[sl].refs, "refs of slot %d", sl)
 		require.Equal(t, sl, ix.byKey[ix.slots[sl].key])
 	}

@@ -252,13 +252,13 @@ func (ix *index) removePosting(id uint32, s int32) bool {
 
 // regrow gives term id's full run more room: in place when it is the last
 // run, else as a new run at the end, packing every run first when the
-// arrays are full and at least a quarter of them is dead.
+// arrays are full and at least an eighth of them is dead.
 //
 // A run grows by a quarter, so a term moves once per quarter it grows and
 // its moves copy four postings per posting added; a move leaves at most
 // nine dead places per posting added since its run was laid out (a run
 // being packed with an eighth of room), so packing, which copies the live
-// postings once, happens at most once per len/36 postings added: every
+// postings once, happens at most once per len/72 postings added: every
 // posting added costs a bounded number of copies, whatever the order.
 func (ix *index) regrow(id uint32) {
 	t := &ix.terms[id]
@@ -268,7 +268,7 @@ func (ix *index) regrow(id uint32) {
 		t.room = room
 		return
 	}
-	if len(ix.slotsOf)+int(room) > cap(ix.slotsOf) && 4*ix.deadPostings > len(ix.slotsOf) {
+	if len(ix.slotsOf)+int(room) > cap(ix.slotsOf) && 8*ix.deadPostings > len(ix.slotsOf) {
 		ix.packPostings(id, room)
 		return
 	}
