@@ -61,7 +61,12 @@ type index struct {
 	live   int   // slots in use
 	length int64 // terms across live slots
 
-	open    map[uint32]int // the open stretch's term frequencies
+	// The open stretch's term frequencies by term id (0 for a term it
+	// lacks; terms past its end have none), and the ids it has, in the
+	// order of their first use: a table rather than a map, which would
+	// cost a load of new words an entry per word.
+	openTF  []int32
+	openIDs []uint32
 	openLen int
 
 	// Per slot, what a scoring pass reads for every posting, kept apart
@@ -118,7 +123,6 @@ func newIndex() *index {
 	ix := &index{
 		seed:  maphash.MakeSeed(),
 		byKey: make(map[docKey]int32),
-		open:  make(map[uint32]int),
 	}
 	ix.keyPiece = ix.keying.piece
 	return ix
@@ -152,17 +156,38 @@ func (ix *index) encode(dst []uint32, text string) []uint32 {
 func (ix *index) addOpen(text string) {
 	ix.scratch = ix.encode(ix.scratch[:0], text)
 	for _, id := range ix.scratch {
-		ix.open[id]++
+		ix.addOpenTerm(id, 1)
 	}
 	ix.openLen += len(ix.scratch)
 }
 
+// addOpenTerm counts n more of term id in the open stretch.
+func (ix *index) addOpenTerm(id uint32, n int) {
+	if int(id) >= len(ix.openTF) {
+		ix.openTF = slices.Grow(ix.openTF, max(len(ix.terms), 2*len(ix.openTF))-len(ix.openTF))
+		ix.openTF = ix.openTF[:cap(ix.openTF)]
+	}
+	if ix.openTF[id] == 0 {
+		ix.openIDs = append(ix.openIDs, id)
+	}
+	ix.openTF[id] = sat32(int(ix.openTF[id]) + n)
+}
+
+// openTFOf is how many times the open stretch holds term id.
+func (ix *index) openTFOf(id uint32) int32 {
+	if int(id) < len(ix.openTF) {
+		return ix.openTF[id]
+	}
+	return 0
+}
+
 // resetOpen empties the open stretch, forgetting vocabulary only it held.
 func (ix *index) resetOpen() {
-	for id := range ix.open {
-		delete(ix.open, id) // first, or forgetIfUnused sees the term as still in use
+	for _, id := range ix.openIDs {
+		ix.openTF[id] = 0 // first, or forgetIfUnused sees the term as still in use
 		ix.forgetIfUnused(id)
 	}
+	ix.openIDs = ix.openIDs[:0]
 	ix.openLen = 0
 }
 
@@ -243,7 +268,7 @@ func (ix *index) release(s int32, user int32) {
 }
 
 func (ix *index) forgetIfUnused(id uint32) {
-	if t := &ix.terms[id]; t.n > 0 || ix.open[id] > 0 || t.size == 0 {
+	if t := &ix.terms[id]; t.n > 0 || ix.openTFOf(id) > 0 || t.size == 0 {
 		return
 	}
 	ix.forget(id)
@@ -305,7 +330,7 @@ func (ix *index) idf(c corpus, q qterm) float64 {
 	df := float64(c.extra[q.text].df)
 	if q.id != noTerm {
 		df += float64(ix.terms[q.id].n)
-		if ix.open[q.id] > 0 {
+		if ix.openTFOf(q.id) > 0 {
 			df++
 		}
 	}
@@ -356,7 +381,7 @@ func (ix *index) score(c corpus, q []qterm, scores []float64, touched []int32) (
 			}
 			scores[s] += termScore(idf, float64(ix.tfAt(t.id, s, tfs[j])), float64(ix.lens[s]), c.avgdl)
 		}
-		if tf := ix.open[t.id]; tf > 0 {
+		if tf := ix.openTFOf(t.id); tf > 0 {
 			open += termScore(idf, float64(tf), float64(ix.openLen), c.avgdl)
 		}
 	}
@@ -433,10 +458,11 @@ func (ix *index) closeOpen(k docKey, user int32) int32 {
 		return s
 	}
 	s := ix.newSlot(k, ix.openLen, user)
-	for id, n := range ix.open {
-		ix.addPosting(id, s, sat32(n))
+	for _, id := range ix.openIDs {
+		ix.addPosting(id, s, ix.openTF[id])
+		ix.openTF[id] = 0
 	}
-	clear(ix.open)
+	ix.openIDs = ix.openIDs[:0]
 	ix.openLen = 0
 	return s
 }
@@ -583,7 +609,7 @@ func (ix *index) prepare(text string) *query {
 		if ti := &ix.terms[t.id]; ti.n > 0 {
 			q.ub[i] = termScore(q.idf[i], float64(ti.maxTF), float64(ti.minDL), q.c.avgdl) * (1 + boundSlack)
 		}
-		if tf := ix.open[t.id]; tf > 0 {
+		if tf := ix.openTFOf(t.id); tf > 0 {
 			q.open += termScore(q.idf[i], float64(tf), float64(ix.openLen), q.c.avgdl)
 		}
 		q.byUB[i] = i

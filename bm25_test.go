@@ -53,8 +53,13 @@ func checkIndex(t *testing.T, m *Memory) {
 		if s == len(m.str)-1 {
 			require.Equal(t, int32(-1), m.str[s].slot, "the newest stretch is the open one")
 			got := map[string]int32{}
-			for id, k := range ix.open {
-				got[ix.term(id)] = int32(k)
+			for _, id := range ix.openIDs {
+				got[ix.term(id)] = ix.openTF[id]
+			}
+			for id, k := range ix.openTF {
+				if k != 0 {
+					require.Contains(t, ix.openIDs, uint32(id), "term %q counted in the open stretch but not listed", ix.term(uint32(id)))
+				}
 			}
 			require.Equal(t, tf, got, "open stretch term frequencies")
 			require.Equal(t, int(n), ix.openLen, "open stretch length")

@@ -98,7 +98,10 @@ func sameIndex(t *testing.T, want, got *index) {
 	assert.Equal(t, want.bigTF, got.bigTF, "large term frequencies")
 	assert.Equal(t, want.lens, got.lens, "text lengths")
 	assert.Equal(t, want.owner, got.owner, "owners")
-	assert.Equal(t, want.open, got.open, "open stretch terms")
+	assert.Equal(t, want.openIDs, got.openIDs, "open stretch terms")
+	for _, id := range want.openIDs {
+		assert.Equal(t, want.openTF[id], got.openTF[id], "open stretch count of term %d", id)
+	}
 	assert.Equal(t, want.openLen, got.openLen, "open stretch length")
 	assert.Equal(t, want.live, got.live, "live texts")
 	assert.Equal(t, want.length, got.length, "terms in all texts")

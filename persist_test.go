@@ -1147,12 +1147,12 @@ func newWordSaves() map[string][]byte {
 }
 
 // TestFromJSONOfNewWordsAllocatesInProportionToItsInput pins what a load
-// of new vocabulary allocates: 23.4 and 14.9 times its input with the flat
+// of new vocabulary allocates: 16.8 and 14.5 times its input with the flat
 // index (41.6 and 20.6 before it). Issue 29 asks for 8, which these two
 // saves do not reach yet; the bound keeps them from growing back.
 func TestFromJSONOfNewWordsAllocatesInProportionToItsInput(t *testing.T) {
 	for name, data := range newWordSaves() {
-		t.Run(name, func(t *testing.T) { loadAllocatesAtMost(t, data, 28.0) })
+		t.Run(name, func(t *testing.T) { loadAllocatesAtMost(t, data, 20.0) })
 	}
 }
 

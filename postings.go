@@ -83,6 +83,10 @@ func (ix *index) intern(term []byte) uint32 {
 	}
 	id := uint32(len(ix.terms))
 	at := len(ix.arena)
+	if at+len(term) > cap(ix.arena) {
+		// Doubling, as for the records (see doubled).
+		ix.arena = slices.Grow(ix.arena, max(at, len(term), 256))
+	}
 	ix.arena = append(ix.arena, term...)
 	ix.terms = append(doubled(ix.terms), termInfo{at: uint32(at), size: uint32(len(term))})
 	ix.place(id)
