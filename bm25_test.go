@@ -6,6 +6,7 @@ package byheart
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -205,6 +206,61 @@ func TestEncodingCacheForgetsTextsThatAreGone(t *testing.T) {
 	setBounds(m, []int{0, 10, 20, 30})
 	assert.Equal(t, 20+10, m.ix.encoded-enc)
 	checkIndex(t, m)
+}
+
+// A posting keeps its term frequency in a byte; a term said more often in
+// one text keeps its exact count beside it, through closing, loading and
+// removal.
+func TestATermSaidMoreThanAByteHoldsKeepsItsCount(t *testing.T) {
+	t.Parallel()
+	m := New(Options{})
+	fillTurns(m, []Turn{
+		{Role: User, Text: strings.Repeat("zebra ", 300) + "and a giraffe"},
+		{Role: Assistant, Text: "that is a lot of zebras"},
+		{Role: User, Text: "the giraffe again"},
+	})
+	setBounds(m, []int{0, 1, 2})
+	checkIndex(t, m)
+	id, ok := m.ix.lookup([]byte(Terms("zebra")[0]))
+	require.True(t, ok)
+	assert.Equal(t, int32(300), m.ix.tf(id, m.str[0].slot))
+	assert.Len(t, m.ix.bigTF, 1)
+
+	data, err := m.ToJSON()
+	require.NoError(t, err)
+	r, err := FromJSON(data, Options{})
+	require.NoError(t, err)
+	checkIndex(t, r)
+	id, ok = r.ix.lookup([]byte(Terms("zebra")[0]))
+	require.True(t, ok)
+	assert.Equal(t, int32(300), r.ix.tf(id, r.str[0].slot), "after a load")
+
+	setBounds(m, []int{0})
+	checkIndex(t, m)
+	assert.Empty(t, m.ix.bigTF, "the count of a text no stretch holds is kept")
+}
+
+// Forgetting many terms at once (a redaction of a text full of words no
+// other turn has) takes them out of the hash table and packs the arena,
+// and every term left is still found under its id.
+func TestForgettingManyTermsLeavesTheRestFound(t *testing.T) {
+	t.Parallel()
+	words := make([]string, 3000)
+	for i := range words {
+		words[i] = fmt.Sprintf("unique%dword", i)
+	}
+	m := New(Options{})
+	fillTurns(m, append([]Turn{{Role: User, Text: strings.Join(words, " ")}}, chat(3, 200)...))
+	setBounds(m, []int{0, 1, 100})
+	checkIndex(t, m)
+	before := len(m.ix.arena)
+	require.NoError(t, m.Redact(0))
+	checkIndex(t, m)
+	assert.Less(t, len(m.ix.arena), before/2, "the arena was not packed")
+	for _, w := range words[:10] {
+		_, ok := m.ix.lookup([]byte(Terms(w)[0]))
+		assert.False(t, ok, "%q is still in the vocabulary", w)
+	}
 }
 
 func TestComposingWithUnchangedStretchesDoesNoReindexing(t *testing.T) {
