@@ -52,8 +52,9 @@ type index struct {
 	tfOf         []uint8    // postings' term frequencies, beside them
 	deadPostings int        // places in runs no term owns
 	bigTF        map[uint64]int32
-	bulk         bool             // see startBulk
-	pending      []pendingPosting // a bulk build's postings, in the order added
+	bulk         bool          // see startBulk
+	pending      []uint64      // a bulk build's postings, term id << 32 | count, text by text
+	pendingTexts []pendingText // and the texts they belong to
 
 	slots  []slot
 	free   []int32

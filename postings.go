@@ -187,7 +187,11 @@ func (ix *index) addPosting(id uint32, s int32, tf int32) {
 			// grow it by a quarter at a time.
 			ix.pending = slices.Grow(ix.pending, max(len(ix.pending), 1024))
 		}
-		ix.pending = append(ix.pending, pendingPosting{id, s, tf})
+		if n := len(ix.pendingTexts); n == 0 || ix.pendingTexts[n-1].slot != s {
+			ix.pendingTexts = append(ix.pendingTexts, pendingText{slot: s})
+		}
+		ix.pending = append(ix.pending, uint64(id)<<32|uint64(uint32(tf)))
+		ix.pendingTexts[len(ix.pendingTexts)-1].end = len(ix.pending)
 		return
 	}
 	ix.post(id, s, tf)
@@ -291,19 +295,25 @@ func (ix *index) extend(n int) {
 	ix.tfOf = slices.Grow(ix.tfOf, n)[:len(ix.tfOf)+n]
 }
 
-// pendingPosting is a posting a bulk build has yet to lay out.
-type pendingPosting struct {
-	id   uint32
+// pendingText is a text whose postings a bulk build has yet to lay out:
+// its slot, and where its postings end in index.pending.
+type pendingText struct {
 	slot int32
-	tf   int32
+	end  int
 }
 
 // startBulk is called before many texts are added at once (a load): their
 // postings wait in a list until endBulk, which counts them by term and
 // lays every run out once with room for them. Appending them one by one
 // would move the runs of common terms again and again, and a load would
-// allocate many times what it builds.
-func (ix *index) startBulk() { ix.bulk = true }
+// allocate many times what it builds. The texts are at most texts, and
+// hold about hint postings, so the lists are allocated once at the size
+// they need.
+func (ix *index) startBulk(texts, hint int) {
+	ix.bulk = true
+	ix.pending = make([]uint64, 0, max(hint, 1024))
+	ix.pendingTexts = make([]pendingText, 0, texts)
+}
 
 // endBulk lays out the postings added since startBulk.
 func (ix *index) endBulk() {
@@ -313,13 +323,17 @@ func (ix *index) endBulk() {
 	}
 	need := make([]uint32, len(ix.terms))
 	for _, p := range ix.pending {
-		need[p.id]++
+		need[p>>32]++
 	}
 	ix.layOut(-1, func(j uint32, t *termInfo) uint32 { return packedRoom(t.n + need[j]) })
-	for _, p := range ix.pending {
-		ix.post(p.id, p.slot, p.tf)
+	from := 0
+	for _, t := range ix.pendingTexts {
+		for _, p := range ix.pending[from:t.end] {
+			ix.post(uint32(p>>32), t.slot, int32(uint32(p)))
+		}
+		from = t.end
 	}
-	ix.pending = nil
+	ix.pending, ix.pendingTexts = nil, nil
 }
 
 // packPostings copies every run to new arrays, each with room for an
