@@ -348,13 +348,6 @@ func (ix *index) packPostings(id uint32, room uint32) {
 	})
 }
 
-// reserve lays the runs out again, each with room for need[id] more
-// postings (and an eighth), so that a load that knows what it will add
-// allocates the arrays once.
-func (ix *index) reserve(need []uint32) {
-	ix.layOut(-1, func(j uint32, t *termInfo) uint32 { return packedRoom(t.n + need[j]) })
-}
-
 // layOut copies every run to new arrays of just the size the rooms add up
 // to, in term order but for term last's, which goes at the end (none when
 // last is -1).
