@@ -1151,6 +1151,11 @@ func newWordSaves() map[string][]byte {
 // index (41.6 and 20.6 before it). Issue 29 asks for 8, which these two
 // saves do not reach yet; the bound keeps them from growing back.
 func TestFromJSONOfNewWordsAllocatesInProportionToItsInput(t *testing.T) {
+	if raceEnabled {
+		// The race detector empties sync.Pool at random, so a load
+		// allocates again what it would reuse: a fifth more, here.
+		t.Skip("allocations are not the shipped build's under the race detector")
+	}
 	for name, data := range newWordSaves() {
 		t.Run(name, func(t *testing.T) { loadAllocatesAtMost(t, data, 20.0) })
 	}
