@@ -11,7 +11,8 @@ package byheart
 // timeanchor_test.go.)
 //
 // BenchmarkHeapPerTurn reports the heap a memory retains per turn against
-// the turn's text; run it with -benchtime 1x.
+// the turn's text, and BenchmarkServerHeld what many held at once retain;
+// run them with -benchtime 1x.
 
 import (
 	"context"
@@ -417,6 +418,41 @@ func BenchmarkHeapPerTurn(b *testing.B) {
 		b.ReportMetric(heap/n, "heap-B/turn")
 		b.ReportMetric(float64(text)/n, "text-B/turn")
 		b.ReportMetric(heap/float64(text), "heap/text")
+	}
+}
+
+// BenchmarkServerHeld is a server holding many conversations warm at once:
+// n conversations of the given length, each restored from a save of the
+// benchmark chat (so each holds its own copy of the texts, as decoded
+// requests would) and composed once, so its query scratch is there too.
+// It reports the heap they retain per conversation and per turn, the
+// texts included; the time to bring one back from a store is
+// BenchmarkStore's load in store/sqlite. Run it with -benchtime 1x.
+func BenchmarkServerHeld(b *testing.B) {
+	for _, c := range []struct{ convs, turns int }{{1000, 600}, {100, 10_000}} {
+		b.Run(fmt.Sprintf("convs=%d/turns=%d", c.convs, c.turns), func(b *testing.B) {
+			data := snapshot(b, c.turns)
+			query := chat(1, c.turns+1)[c.turns].Text
+			ctx := context.Background()
+			for range b.N {
+				held := make([]*Memory, c.convs)
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				for i := range held {
+					held[i] = restore(b, data)
+					if _, err := held[i].Compose(ctx, query); err != nil {
+						b.Fatal(err)
+					}
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				runtime.KeepAlive(held)
+				b.ReportMetric(heap/float64(c.convs), "heap-B/conv")
+				b.ReportMetric(heap/float64(c.convs*c.turns), "heap-B/turn")
+			}
+		})
 	}
 }
 

@@ -22,17 +22,12 @@ type docKey struct {
 	n    int
 }
 
-type posting struct {
-	slot int32
-	tf   int32
-}
-
-// slot is one distinct closed-stretch text in the index.
+// slot is one distinct closed-stretch text in the index. The stretches
+// holding it are in index.owner, or index.shared when there are several.
 type slot struct {
 	key    docKey
-	length int     // terms in the text
-	refs   int32   // stretches with this exact text; 0 means the slot is free
-	users  []int32 // those stretches, by position
+	length int   // terms in the text
+	refs   int32 // stretches with this exact text; 0 means the slot is free
 }
 
 // index is a BM25 index over stretch texts. Closed stretches never change
@@ -45,31 +40,44 @@ type slot struct {
 // stretch holds any more is dropped from the postings, the document
 // frequencies and the vocabulary.
 type index struct {
-	seed   maphash.Seed
-	vocab  map[string]uint32
-	terms  []string // by term id; "" once a term has no document left
-	post   [][]posting
-	df     []int32 // closed documents holding each term
+	seed maphash.Seed
+
+	// The vocabulary and the postings, laid out flat (see postings.go).
+	arena        []byte     // the terms' bytes
+	terms        []termInfo // by term id
+	table        []uint32   // term ids plus one, by hash; 0 is free
+	nterms       int        // terms in the table
+	deadBytes    int        // arena bytes of forgotten terms
+	slotsOf      []int32    // postings' slots, in runs by term
+	tfOf         []uint8    // postings' term frequencies, beside them
+	deadPostings int        // places in runs no term owns
+	bigTF        map[uint64]int32
+	bulk         bool          // see startBulk
+	pending      []uint64      // a bulk build's postings, term id << 32 | count, text by text
+	pendingTexts []pendingText // and the texts they belong to
+
 	slots  []slot
 	free   []int32
 	byKey  map[docKey]int32
 	live   int   // slots in use
 	length int64 // terms across live slots
 
-	open    map[uint32]int // the open stretch's term frequencies
+	// The open stretch's term frequencies by term id (0 for a term it
+	// lacks; terms past its end have none), and the ids it has, in the
+	// order of their first use: a table rather than a map, which would
+	// cost a load of new words an entry per word.
+	openTF  []int32
+	openIDs []uint32
 	openLen int
-
-	// Per term, what bounds its score in any closed text: the largest term
-	// frequency in its postings and the shortest text holding it. Removal
-	// leaves them loose, never too tight.
-	maxTF []int32
-	minDL []int32
 
 	// Per slot, what a scoring pass reads for every posting, kept apart
 	// from the slots so it stays in cache: the text's length in terms, and
 	// the one stretch holding it (-1 when none or several do).
 	lens  []int32
 	owner []int32
+	// shared holds, by slot, the stretches holding a text that several
+	// stretches hold.
+	shared map[int32][]int32
 
 	encoded int // turns and texts tokenized so far, for tests that pin incremental work
 
@@ -115,28 +123,10 @@ type indexScratch struct {
 func newIndex() *index {
 	ix := &index{
 		seed:  maphash.MakeSeed(),
-		vocab: make(map[string]uint32),
 		byKey: make(map[docKey]int32),
-		open:  make(map[uint32]int),
 	}
 	ix.keyPiece = ix.keying.piece
 	return ix
-}
-
-// intern returns the term's id, adding it to the vocabulary if new.
-func (ix *index) intern(term []byte) uint32 {
-	if id, ok := ix.vocab[string(term)]; ok {
-		return id
-	}
-	id := uint32(len(ix.terms))
-	s := string(term)
-	ix.vocab[s] = id
-	ix.terms = append(doubled(ix.terms), s)
-	ix.post = append(doubled(ix.post), nil)
-	ix.df = append(doubled(ix.df), 0)
-	ix.maxTF = append(doubled(ix.maxTF), 0)
-	ix.minDL = append(doubled(ix.minDL), 0)
-	return id
 }
 
 // doubled returns s with room for one more, doubling its capacity when it is
@@ -156,76 +146,6 @@ func doubled[T any](s []T) []T {
 // many, which BM25's saturation makes no difference to in practice.
 func sat32(n int) int32 { return int32(min(n, math.MaxInt32)) }
 
-// addPosting records that closed slot s holds term id tf times, keeping the
-// list sorted by slot and the term's bounds up to date. A new slot is the
-// highest but for one reused after a removal, which is inserted in place.
-func (ix *index) addPosting(id uint32, s int32, tf int32) {
-	list := ix.post[id]
-	p := posting{s, tf}
-	if n := len(list); n == 0 || list[n-1].slot < s {
-		list = append(list, p)
-	} else {
-		i := seek(list, 0, s)
-		list = append(list, posting{})
-		copy(list[i+1:], list[i:])
-		list[i] = p
-	}
-	ix.post[id] = list
-	dl := ix.lens[s]
-	if ix.df[id] == 0 || tf > ix.maxTF[id] {
-		ix.maxTF[id] = max(ix.maxTF[id], tf)
-	}
-	if ix.df[id] == 0 || dl < ix.minDL[id] {
-		ix.minDL[id] = dl
-	}
-	ix.df[id]++
-}
-
-// seek returns the first position at or after from whose slot is at least
-// s, galloping from from, so walking a list with ascending targets costs
-// the logarithm of each gap.
-func seek(list []posting, from int, s int32) int {
-	if from >= len(list) || list[from].slot >= s {
-		return from
-	}
-	// list[lo].slot < s throughout; find the first hi with list[hi].slot >= s.
-	lo, step := from, 1
-	hi := lo + step
-	for hi < len(list) && list[hi].slot < s {
-		lo = hi
-		step <<= 1
-		hi = lo + step
-	}
-	hi = min(hi, len(list))
-	for lo+1 < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if list[mid].slot < s {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return hi
-}
-
-// tf returns how many times closed slot s holds term id.
-func (ix *index) tf(id uint32, s int32) int32 {
-	list := ix.post[id]
-	lo, hi := 0, len(list)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if list[mid].slot < s {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
-	}
-	if lo < len(list) && list[lo].slot == s {
-		return list[lo].tf
-	}
-	return 0
-}
-
 // encode appends the term ids of text to dst.
 func (ix *index) encode(dst []uint32, text string) []uint32 {
 	ix.encoded++
@@ -237,17 +157,38 @@ func (ix *index) encode(dst []uint32, text string) []uint32 {
 func (ix *index) addOpen(text string) {
 	ix.scratch = ix.encode(ix.scratch[:0], text)
 	for _, id := range ix.scratch {
-		ix.open[id]++
+		ix.addOpenTerm(id, 1)
 	}
 	ix.openLen += len(ix.scratch)
 }
 
+// addOpenTerm counts n more of term id in the open stretch.
+func (ix *index) addOpenTerm(id uint32, n int) {
+	if int(id) >= len(ix.openTF) {
+		ix.openTF = slices.Grow(ix.openTF, max(len(ix.terms), 2*len(ix.openTF))-len(ix.openTF))
+		ix.openTF = ix.openTF[:cap(ix.openTF)]
+	}
+	if ix.openTF[id] == 0 {
+		ix.openIDs = append(ix.openIDs, id)
+	}
+	ix.openTF[id] = sat32(int(ix.openTF[id]) + n)
+}
+
+// openTFOf is how many times the open stretch holds term id.
+func (ix *index) openTFOf(id uint32) int32 {
+	if int(id) < len(ix.openTF) {
+		return ix.openTF[id]
+	}
+	return 0
+}
+
 // resetOpen empties the open stretch, forgetting vocabulary only it held.
 func (ix *index) resetOpen() {
-	for id := range ix.open {
-		delete(ix.open, id) // first, or forgetIfUnused sees the term as still in use
+	for _, id := range ix.openIDs {
+		ix.openTF[id] = 0 // first, or forgetIfUnused sees the term as still in use
 		ix.forgetIfUnused(id)
 	}
+	ix.openIDs = ix.openIDs[:0]
 	ix.openLen = 0
 }
 
@@ -307,13 +248,7 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 // text from the index entirely.
 func (ix *index) release(s int32, user int32) {
 	sl := &ix.slots[s]
-	for i, u := range sl.users {
-		if u == user {
-			sl.users = append(sl.users[:i], sl.users[i+1:]...)
-			break
-		}
-	}
-	ix.syncOwner(s)
+	ix.dropUser(s, user)
 	if sl.refs--; sl.refs > 0 {
 		return
 	}
@@ -326,33 +261,18 @@ func (ix *index) release(s int32, user int32) {
 	// Removal is rare (a redaction, a rewrite of the boundaries), so a pass
 	// over the posting lists is cheaper overall than keeping each slot's
 	// term list in memory for the whole life of the conversation.
-	for id, list := range ix.post {
-		i := seek(list, 0, s)
-		if i == len(list) || list[i].slot != s {
-			continue
+	for id := range ix.terms {
+		if ix.removePosting(uint32(id), s) {
+			ix.forgetIfUnused(uint32(id))
 		}
-		list = append(list[:i], list[i+1:]...)
-		ix.post[id] = list
-		ix.df[id]--
-		ix.maxTF[id], ix.minDL[id] = 0, 0
-		for _, p := range list {
-			ix.maxTF[id] = max(ix.maxTF[id], p.tf)
-			if dl := ix.lens[p.slot]; ix.minDL[id] == 0 || dl < ix.minDL[id] {
-				ix.minDL[id] = dl
-			}
-		}
-		ix.forgetIfUnused(uint32(id))
 	}
 }
 
 func (ix *index) forgetIfUnused(id uint32) {
-	if ix.df[id] > 0 || ix.open[id] > 0 || ix.terms[id] == "" {
+	if t := &ix.terms[id]; t.n > 0 || ix.openTFOf(id) > 0 || t.size == 0 {
 		return
 	}
-	delete(ix.vocab, ix.terms[id])
-	ix.terms[id] = ""
-	ix.post[id] = nil
-	ix.maxTF[id], ix.minDL[id] = 0, 0
+	ix.forget(id)
 }
 
 // corpus is the statistics one scoring pass uses: document count and
@@ -410,8 +330,8 @@ func (ix *index) corpus(extra [][]string) corpus {
 func (ix *index) idf(c corpus, q qterm) float64 {
 	df := float64(c.extra[q.text].df)
 	if q.id != noTerm {
-		df += float64(ix.df[q.id])
-		if ix.open[q.id] > 0 {
+		df += float64(ix.terms[q.id].n)
+		if ix.openTFOf(q.id) > 0 {
 			df++
 		}
 	}
@@ -431,7 +351,7 @@ func (ix *index) queryTerms(query string, all bool) []qterm {
 		if seen[string(term)] || ix.halted(len(qs)) {
 			return
 		}
-		id, ok := ix.vocab[string(term)]
+		id, ok := ix.lookup(term)
 		if !ok {
 			if !all {
 				return
@@ -455,13 +375,14 @@ func (ix *index) score(c corpus, q []qterm, scores []float64, touched []int32) (
 			continue
 		}
 		idf := ix.idf(c, t)
-		for _, p := range ix.post[t.id] {
-			if scores[p.slot] == 0 {
-				touched = append(touched, p.slot)
+		slots, tfs := ix.list(t.id)
+		for j, s := range slots {
+			if scores[s] == 0 {
+				touched = append(touched, s)
 			}
-			scores[p.slot] += termScore(idf, float64(p.tf), float64(ix.lens[p.slot]), c.avgdl)
+			scores[s] += termScore(idf, float64(ix.tfAt(t.id, s, tfs[j])), float64(ix.lens[s]), c.avgdl)
 		}
-		if tf := ix.open[t.id]; tf > 0 {
+		if tf := ix.openTFOf(t.id); tf > 0 {
 			open += termScore(idf, float64(tf), float64(ix.openLen), c.avgdl)
 		}
 	}
@@ -538,10 +459,11 @@ func (ix *index) closeOpen(k docKey, user int32) int32 {
 		return s
 	}
 	s := ix.newSlot(k, ix.openLen, user)
-	for id, n := range ix.open {
-		ix.addPosting(id, s, sat32(n))
+	for _, id := range ix.openIDs {
+		ix.addPosting(id, s, ix.openTF[id])
+		ix.openTF[id] = 0
 	}
-	clear(ix.open)
+	ix.openIDs = ix.openIDs[:0]
 	ix.openLen = 0
 	return s
 }
@@ -551,25 +473,65 @@ func (ix *index) share(k docKey, user int32) (int32, bool) {
 	s, ok := ix.byKey[k]
 	if ok {
 		ix.slots[s].refs++
-		ix.slots[s].users = append(ix.slots[s].users, user)
-		ix.syncOwner(s)
+		ix.addUser(s, user)
 	}
 	return s, ok
 }
 
-// syncOwner records slot s's one user, or -1 when it has none or several.
-func (ix *index) syncOwner(s int32) {
-	if u := ix.slots[s].users; len(u) == 1 {
-		ix.owner[s] = u[0]
-	} else {
+// users returns the stretches holding slot s. Almost every text is one
+// stretch's, kept in owner, so a slot needs no list of its own; the lists
+// of texts several stretches hold are in shared.
+func (ix *index) users(s int32) []int32 {
+	if u := ix.owner[s]; u >= 0 {
+		return ix.owner[s : s+1 : s+1]
+	}
+	return ix.shared[s]
+}
+
+// addUser adds stretch user to those holding slot s.
+func (ix *index) addUser(s int32, user int32) {
+	switch u := ix.users(s); len(u) {
+	case 0:
+		ix.owner[s] = user
+	case 1:
+		if ix.shared == nil {
+			ix.shared = make(map[int32][]int32)
+		}
+		ix.shared[s] = []int32{u[0], user}
 		ix.owner[s] = -1
+	default:
+		ix.shared[s] = append(u, user)
+	}
+}
+
+// dropUser takes stretch user from those holding slot s, if it is one.
+func (ix *index) dropUser(s int32, user int32) {
+	if ix.owner[s] == user {
+		ix.owner[s] = -1
+		return
+	}
+	u := ix.shared[s]
+	i := slices.Index(u, user)
+	if i < 0 {
+		return
+	}
+	u = slices.Delete(u, i, i+1)
+	switch len(u) {
+	case 0, 1:
+		delete(ix.shared, s)
+		ix.owner[s] = -1
+		if len(u) == 1 {
+			ix.owner[s] = u[0]
+		}
+	default:
+		ix.shared[s] = u
 	}
 }
 
 // clearUsers forgets every stretch holding slot s, keeping the text; the
 // stretches are about to be laid out again.
 func (ix *index) clearUsers(s int32) {
-	ix.slots[s].users = ix.slots[s].users[:0]
+	delete(ix.shared, s)
 	ix.owner[s] = -1
 }
 
@@ -585,7 +547,7 @@ func (ix *index) newSlot(k docKey, length int, user int32) int32 {
 		ix.lens = append(doubled(ix.lens), 0)
 		ix.owner = append(doubled(ix.owner), -1)
 	}
-	ix.slots[s] = slot{key: k, length: length, refs: 1, users: []int32{user}}
+	ix.slots[s] = slot{key: k, length: length, refs: 1}
 	ix.lens[s] = sat32(length)
 	ix.owner[s] = user
 	ix.byKey[k] = s
@@ -630,7 +592,7 @@ func (ix *index) prepare(text string) *query {
 		if ix.halted(len(q.terms)) {
 			return
 		}
-		id, ok := ix.vocab[string(term)]
+		id, ok := ix.lookup(term)
 		if !ok || ix.seen[id] == ix.seenEpoch {
 			return
 		}
@@ -645,10 +607,10 @@ func (ix *index) prepare(text string) *query {
 	q.rest[n] = 0
 	for i, t := range q.terms {
 		q.idf[i] = ix.idf(q.c, t)
-		if ix.df[t.id] > 0 {
-			q.ub[i] = termScore(q.idf[i], float64(ix.maxTF[t.id]), float64(ix.minDL[t.id]), q.c.avgdl) * (1 + boundSlack)
+		if ti := &ix.terms[t.id]; ti.n > 0 {
+			q.ub[i] = termScore(q.idf[i], float64(ti.maxTF), float64(ti.minDL), q.c.avgdl) * (1 + boundSlack)
 		}
-		if tf := ix.open[t.id]; tf > 0 {
+		if tf := ix.openTFOf(t.id); tf > 0 {
 			q.open += termScore(q.idf[i], float64(tf), float64(ix.openLen), q.c.avgdl)
 		}
 		q.byUB[i] = i
@@ -711,14 +673,14 @@ func (q *query) scoreMany(slots []int32) {
 		}
 	}
 	for i, t := range q.terms {
-		list := ix.post[t.id]
+		list, tfs := ix.list(t.id)
 		at := 0
 		for _, s := range todo {
 			if at = seek(list, at, s); at == len(list) {
 				break
 			}
-			if p := list[at]; p.slot == s {
-				ix.cached[s] += termScore(q.idf[i], float64(p.tf), float64(ix.lens[s]), q.c.avgdl)
+			if list[at] == s {
+				ix.cached[s] += termScore(q.idf[i], float64(ix.tfAt(t.id, s, tfs[at])), float64(ix.lens[s]), q.c.avgdl)
 			}
 		}
 	}
@@ -741,7 +703,7 @@ func (q *query) ceiling() float64 {
 func (q *query) postings() int {
 	n := 0
 	for _, t := range q.terms {
-		n += len(q.ix.post[t.id])
+		n += int(q.ix.terms[t.id].n)
 	}
 	return n
 }
@@ -884,7 +846,7 @@ func (ix *index) best(q *query, k int, reach float64, eligible func(stretch int3
 	q.scoreMany(cand)
 	for _, s := range cand {
 		v := q.score(s)
-		for _, u := range ix.slots[s].users {
+		for _, u := range ix.users(s) {
 			if eligible(u) {
 				out = append(out, hit{int(u), v})
 			}
@@ -918,21 +880,23 @@ func (ix *index) addUp(q *query, k int, reach float64, eligible func(stretch int
 		}
 		ti := q.byUB[j]
 		idf, avgdl := q.idf[ti], q.c.avgdl
-		for _, p := range ix.post[q.terms[ti].id] {
-			a := ix.acc[p.slot]
+		id := q.terms[ti].id
+		slots, tfs := ix.list(id)
+		for i, s := range slots {
+			a := ix.acc[s]
 			if a < 0 {
 				continue // seen, and no stretch of it can be taken
 			}
 			if a == 0 {
-				touched = append(touched, p.slot)
-				if !ix.held(p.slot, eligible) {
-					ix.acc[p.slot] = -1
+				touched = append(touched, s)
+				if !ix.held(s, eligible) {
+					ix.acc[s] = -1
 					continue
 				}
 				found++
 			}
-			a += termScore(idf, float64(p.tf), float64(ix.lens[p.slot]), avgdl)
-			ix.acc[p.slot] = a
+			a += termScore(idf, float64(ix.tfAt(id, s, tfs[i])), float64(ix.lens[s]), avgdl)
+			ix.acc[s] = a
 			top = max(top, a)
 		}
 		if found >= k && q.rest[j+1]*(1+boundSlack)*reach < top {
@@ -969,11 +933,12 @@ func (ix *index) finishSums(q *query, cand []int32, j, k int, theta, reach float
 				break
 			}
 			ti := q.byUB[j+t]
-			list := ix.post[q.terms[ti].id]
+			id := q.terms[ti].id
+			list, tfs := ix.list(id)
 			at := seek(list, cursor[t], s)
 			cursor[t] = at
-			if at < len(list) && list[at].slot == s {
-				a += termScore(q.idf[ti], float64(list[at].tf), float64(ix.lens[s]), q.c.avgdl)
+			if at < len(list) && list[at] == s {
+				a += termScore(q.idf[ti], float64(ix.tfAt(id, s, tfs[at])), float64(ix.lens[s]), q.c.avgdl)
 			}
 		}
 		ix.acc[s] = a
@@ -1028,7 +993,7 @@ func (ix *index) held(s int32, eligible func(stretch int32) bool) bool {
 	if u := ix.owner[s]; u >= 0 {
 		return eligible(u)
 	}
-	for _, u := range ix.slots[s].users {
+	for _, u := range ix.users(s) {
 		if eligible(u) {
 			return true
 		}

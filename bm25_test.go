@@ -6,6 +6,7 @@ package byheart
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -53,8 +54,13 @@ func checkIndex(t *testing.T, m *Memory) {
 		if s == len(m.str)-1 {
 			require.Equal(t, int32(-1), m.str[s].slot, "the newest stretch is the open one")
 			got := map[string]int32{}
-			for id, k := range ix.open {
-				got[ix.terms[id]] = int32(k)
+			for _, id := range ix.openIDs {
+				got[ix.term(id)] = ix.openTF[id]
+			}
+			for id, k := range ix.openTF {
+				if k != 0 {
+					require.Contains(t, ix.openIDs, uint32(id), "term %q counted in the open stretch but not listed", ix.term(uint32(id)))
+				}
 			}
 			require.Equal(t, tf, got, "open stretch term frequencies")
 			require.Equal(t, int(n), ix.openLen, "open stretch length")
@@ -75,16 +81,18 @@ func checkIndex(t *testing.T, m *Memory) {
 	}
 
 	gotSlots := map[int32]map[string]int32{}
-	for id, list := range ix.post {
+	for id := range ix.terms {
+		list, tfs := ix.list(uint32(id))
 		if len(list) > 0 {
-			require.NotEmpty(t, ix.terms[id], "postings for a forgotten term id %d", id)
+			require.NotEmpty(t, ix.term(uint32(id)), "postings for a forgotten term id %d", id)
 		}
-		require.Equal(t, int32(len(list)), ix.df[id], "df of %q", ix.terms[id])
-		for _, p := range list {
-			if gotSlots[p.slot] == nil {
-				gotSlots[p.slot] = map[string]int32{}
+		require.LessOrEqual(t, ix.terms[id].n, ix.terms[id].room, "postings of %q overrun their run", ix.term(uint32(id)))
+		require.True(t, slices.IsSorted(list), "postings of %q out of order", ix.term(uint32(id)))
+		for i, s := range list {
+			if gotSlots[s] == nil {
+				gotSlots[s] = map[string]int32{}
 			}
-			gotSlots[p.slot][ix.terms[id]] = p.tf
+			gotSlots[s][ix.term(uint32(id))] = ix.tfAt(uint32(id), s, tfs[i])
 		}
 	}
 	for sl, tf := range wantSlots {
@@ -100,7 +108,7 @@ func checkIndex(t *testing.T, m *Memory) {
 	keys := map[docKey]bool{}
 	for sl, users := range wantUsers {
 		keys[ix.slots[sl].key] = true
-		require.ElementsMatch(t, users, ix.slots[sl].users, "users of slot %d", sl)
+		require.ElementsMatch(t, users, ix.users(sl), "users of slot %d", sl)
 		require.Equal(t, int32(len(users)), ix.slots[sl].refs, "refs of slot %d", sl)
 		require.Equal(t, sl, ix.byKey[ix.slots[sl].key])
 	}
@@ -109,17 +117,30 @@ func checkIndex(t *testing.T, m *Memory) {
 	require.Equal(t, wantLength, ix.length)
 
 	gotVocab := map[string]bool{}
-	for term, id := range ix.vocab {
+	for id := range ix.terms {
+		term := ix.term(uint32(id))
+		if term == "" {
+			continue
+		}
 		gotVocab[term] = true
-		require.Equal(t, term, ix.terms[id])
+		got, ok := ix.lookup([]byte(term))
+		require.True(t, ok, "term %q kept outside the vocabulary", term)
+		require.Equal(t, uint32(id), got, "term %q found under another id", term)
+		require.Equal(t, wantDF[term], int32(ix.terms[id].n), "df of %q", term)
 	}
 	require.Equal(t, wantVocab, gotVocab, "vocabulary")
-	for id, term := range ix.terms {
-		if term != "" {
-			require.Equal(t, uint32(id), ix.vocab[term], "term %q kept outside the vocabulary", term)
-			require.Equal(t, wantDF[term], ix.df[id], "df of %q", term)
+	require.Equal(t, len(gotVocab), ix.nterms, "terms in the table")
+}
+
+// vocabulary is every term the index holds, by id, forgotten ones left out.
+func vocabulary(ix *index) []string {
+	var out []string
+	for id := range ix.terms {
+		if t := ix.term(uint32(id)); t != "" {
+			out = append(out, t)
 		}
 	}
+	return out
 }
 
 func boolSet[K comparable](seq func(func(K) bool)) map[K]bool {
@@ -187,6 +208,61 @@ func TestEncodingCacheForgetsTextsThatAreGone(t *testing.T) {
 	checkIndex(t, m)
 }
 
+// A posting keeps its term frequency in a byte; a term said more often in
+// one text keeps its exact count beside it, through closing, loading and
+// removal.
+func TestATermSaidMoreThanAByteHoldsKeepsItsCount(t *testing.T) {
+	t.Parallel()
+	m := New(Options{})
+	fillTurns(m, []Turn{
+		{Role: User, Text: strings.Repeat("zebra ", 300) + "and a giraffe"},
+		{Role: Assistant, Text: "that is a lot of zebras"},
+		{Role: User, Text: "the giraffe again"},
+	})
+	setBounds(m, []int{0, 1, 2})
+	checkIndex(t, m)
+	id, ok := m.ix.lookup([]byte(Terms("zebra")[0]))
+	require.True(t, ok)
+	assert.Equal(t, int32(300), m.ix.tf(id, m.str[0].slot))
+	assert.Len(t, m.ix.bigTF, 1)
+
+	data, err := m.ToJSON()
+	require.NoError(t, err)
+	r, err := FromJSON(data, Options{})
+	require.NoError(t, err)
+	checkIndex(t, r)
+	id, ok = r.ix.lookup([]byte(Terms("zebra")[0]))
+	require.True(t, ok)
+	assert.Equal(t, int32(300), r.ix.tf(id, r.str[0].slot), "after a load")
+
+	setBounds(m, []int{0})
+	checkIndex(t, m)
+	assert.Empty(t, m.ix.bigTF, "the count of a text no stretch holds is kept")
+}
+
+// Forgetting many terms at once (a redaction of a text full of words no
+// other turn has) takes them out of the hash table and packs the arena,
+// and every term left is still found under its id.
+func TestForgettingManyTermsLeavesTheRestFound(t *testing.T) {
+	t.Parallel()
+	words := make([]string, 3000)
+	for i := range words {
+		words[i] = fmt.Sprintf("unique%dword", i)
+	}
+	m := New(Options{})
+	fillTurns(m, append([]Turn{{Role: User, Text: strings.Join(words, " ")}}, chat(3, 200)...))
+	setBounds(m, []int{0, 1, 100})
+	checkIndex(t, m)
+	before := len(m.ix.arena)
+	require.NoError(t, m.Redact(0))
+	checkIndex(t, m)
+	assert.Less(t, len(m.ix.arena), before/2, "the arena was not packed")
+	for _, w := range words[:10] {
+		_, ok := m.ix.lookup([]byte(Terms(w)[0]))
+		assert.False(t, ok, "%q is still in the vocabulary", w)
+	}
+}
+
 func TestComposingWithUnchangedStretchesDoesNoReindexing(t *testing.T) {
 	t.Parallel()
 	m := cacheMemory(t)
@@ -194,13 +270,13 @@ func TestComposingWithUnchangedStretchesDoesNoReindexing(t *testing.T) {
 		return []Item{{Text: "zebra quantum marmalade greenhouse", Source: "kb"}}, nil
 	})
 	compose(t, m, "greenhouse")
-	enc, vocab := m.ix.encoded, len(m.ix.vocab)
+	enc, vocab := m.ix.encoded, m.ix.nterms
 	slots := slices.Clone(m.ix.slots)
 	for _, q := range []string{"greenhouse", "the kubernetes canary", "words no turn has: xylophone", ""} {
 		compose(t, m, q)
 	}
 	assert.Equal(t, enc, m.ix.encoded, "composing re-tokenized stretches")
-	assert.Equal(t, vocab, len(m.ix.vocab), "queries or outside material leaked into the vocabulary")
+	assert.Equal(t, vocab, m.ix.nterms, "queries or outside material leaked into the vocabulary")
 	assert.Equal(t, len(slots), len(m.ix.slots))
 	for i := range slots {
 		assert.Equal(t, slots[i].key, m.ix.slots[i].key)
@@ -434,7 +510,7 @@ func TestAnIndexToldToStopReadsNoFurther(t *testing.T) {
 	t.Parallel()
 	m := New(Options{})
 	fillTurns(m, chat(12, 2000))
-	query := strings.Join(m.ix.terms, " ") // every word the conversation used
+	query := strings.Join(vocabulary(m.ix), " ") // every word the conversation used
 	done := make(chan struct{})
 	close(done)
 

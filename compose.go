@@ -286,7 +286,7 @@ func (m *Memory) Continue(ctx context.Context) (Result, error) {
 // lastUser returns the newest User turn, or len(m.turns) when there is none.
 func (m *state) lastUser() int {
 	for t := len(m.turns) - 1; t >= 0; t-- {
-		if m.turns[t].Role == User {
+		if m.turns[t].Role() == User {
 			return t
 		}
 	}
@@ -308,7 +308,7 @@ func (m *Memory) composeCall(ctx context.Context, query string, when time.Time, 
 		m.mu.Lock()
 		m.expire(m.clock()) // an expired question asks nothing
 		if u := m.lastUser(); u < len(m.turns) {
-			query = m.turns[u].shown
+			query = m.turns[u].shown()
 		}
 		m.mu.Unlock()
 	}
@@ -514,28 +514,28 @@ func (m *state) addLog(l *layout) {
 // it is larger.
 func (m *state) addNative(l *layout, t int) {
 	tt := &m.turns[t]
-	text := tt.shown
+	text := tt.shown()
 	cost := m.nativeCost(t)
 	switch {
-	case tt.Role.agent():
+	case tt.Role().agent():
 		text = nativeTool(tt) // guarded within its frame
-		if tt.native > cost {
+		if tt.nativeSize() > cost {
 			text = m.clip(text, cost)
 		}
-	case tt.native > cost && m.meter.f != nil:
+	case tt.nativeSize() > cost && m.meter.f != nil:
 		text = m.clip(guard(text), cost)
-	case tt.native > cost:
+	case tt.nativeSize() > cost:
 		// The guard only opens lines, so the part's first characters come
 		// from the text's first lines: guarding those is enough.
 		text = m.clip(guard(linesOf(text, cost)), cost)
 	case tt.quoted:
 		text = guard(text)
 	}
-	l.addPart(tt.Role, Part{Text: text, Call: callOf(tt)}, cost)
+	l.addPart(tt.Role(), Part{Text: text, Call: callOf(tt)}, cost)
 }
 
 func (m *state) nativeCost(t int) int {
-	c := min(m.turns[t].native, m.opt.Budget)
+	c := min(m.turns[t].nativeSize(), m.opt.Budget)
 	if m.cap.on && t >= m.cap.from {
 		c = min(c, m.cap.size)
 	}
@@ -683,7 +683,7 @@ func (c *conversation) newDay(t int) bool {
 
 // lineCost is what turn t adds to a stretch starting at a in the block.
 func (c *conversation) lineCost(a, t int) int {
-	n := c.turns[t].line
+	n := c.turns[t].lineLen()
 	if t == a || c.newDay(t) {
 		n += int(c.turns[t].date)
 	}
@@ -709,7 +709,7 @@ func (m *state) renderBlock(keys, ends []int, header string) (string, int) {
 	grow := len(header) + len(memoryFooter)
 	for i, k := range keys {
 		for t := k; t < ends[i]; t++ {
-			grow += len(m.turns[t].shown) + 40
+			grow += len(m.turns[t].shown()) + 40
 		}
 	}
 	b.Grow(grow)
@@ -725,19 +725,19 @@ func (m *state) renderBlock(keys, ends []int, header string) (string, int) {
 				b.WriteString(dateLine(tt))
 			}
 			size += m.lineCost(k, t)
-			if tt.Role.agent() {
+			if tt.Role().agent() {
 				writeEntry(&b, tt)
 				continue
 			}
-			label := label(tt.Role)
+			label := label(tt.Role())
 			b.WriteString(label)
 			switch {
 			case tt.quoted:
-				writeIndented(&b, guard(tt.shown))
-			case tt.line == len(label)+tt.runes+1:
-				b.WriteString(tt.shown) // no line break to indent
+				writeIndented(&b, guard(tt.shown()))
+			case tt.lineLen() == len(label)+tt.runeCount()+1:
+				b.WriteString(tt.shown()) // no line break to indent
 			default:
-				writeIndented(&b, tt.shown)
+				writeIndented(&b, tt.shown())
 			}
 			b.WriteByte('\n')
 		}

@@ -741,7 +741,7 @@ func FuzzRenderBlock(f *testing.F) {
 		// them forces a memory block.
 		m2 := New(Options{Chunk: int(chunk), Budget: max(m.total/2, 1), Stability: -1})
 		for _, tt := range m.turns {
-			_, err := m2.AppendAt(tt.Role, tt.Text, tt.Time)
+			_, err := m2.AppendAt(tt.Role(), tt.Text, tt.Time)
 			require.NoError(t, err)
 		}
 		query := strings.ToValidUTF8(script, " ")

@@ -648,11 +648,11 @@ func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
 	var out []blockEntry
 	for i, k := range keys {
 		for t := k; t < ends[i]; t++ {
-			e := blockEntry{Role: m.turns[t].Role, Text: guard(m.turns[t].shown)}
+			e := blockEntry{Role: m.turns[t].Role(), Text: guard(m.turns[t].shown())}
 			switch tt := &m.turns[t]; {
 			case tt.hidden:
 				e.Text = ""
-			case tt.Role == ToolCall:
+			case tt.Role() == ToolCall:
 				// A call is the assistant's line, naming the tool.
 				e.Role, e.Text = Assistant, guard(callText(tt))
 			}
@@ -757,8 +757,8 @@ func checkShape(t tb, budget int, query string, r Result) {
 // larger, or to its share of it in a newest step that is.
 func checkNative(t tb, m *Memory, i int, part string) {
 	t.Helper()
-	want := guard(m.turns[i].shown)
-	if m.turns[i].Role.agent() {
+	want := guard(m.turns[i].shown())
+	if m.turns[i].Role().agent() {
 		want = nativeTool(&m.turns[i])
 	}
 	budget := m.nativeCost(i) // the budget, or the newest step's share of it

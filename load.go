@@ -270,7 +270,7 @@ func (a *ahead) acquire(ix *index, i int, user int32) int32 {
 // its pieces.
 func (a *ahead) addOpen(ix *index, i int) {
 	for _, p := range a.terms(ix, i) {
-		ix.open[uint32(p>>32)] += int(uint32(p))
+		ix.addOpenTerm(uint32(p>>32), int(uint32(p)))
 	}
 	ix.openLen += a.texts[i].length
 }

@@ -84,15 +84,24 @@ func TestParallelLoadBuildsTheMemoryASerialLoadBuilds(t *testing.T) {
 // and the same postings; their seeds, and so their content keys, differ.
 func sameIndex(t *testing.T, want, got *index) {
 	t.Helper()
-	assert.Equal(t, want.terms, got.terms, "term ids")
-	assert.Equal(t, want.vocab, got.vocab, "vocabulary")
-	assert.Equal(t, want.post, got.post, "postings")
-	assert.Equal(t, want.df, got.df, "document frequencies")
-	assert.Equal(t, want.maxTF, got.maxTF, "largest term frequencies")
-	assert.Equal(t, want.minDL, got.minDL, "shortest texts")
+	assert.Equal(t, vocabulary(want), vocabulary(got), "vocabulary")
+	assert.Equal(t, want.nterms, got.nterms, "terms in the table")
+	// The records hold the document frequencies, the score bounds and
+	// where each term's postings are.
+	assert.Equal(t, want.terms, got.terms, "term records")
+	for id := range want.terms {
+		ws, wt := want.list(uint32(id))
+		gs, gt := got.list(uint32(id))
+		assert.Equal(t, ws, gs, "postings of term %d", id)
+		assert.Equal(t, wt, gt, "term frequencies of term %d", id)
+	}
+	assert.Equal(t, want.bigTF, got.bigTF, "large term frequencies")
 	assert.Equal(t, want.lens, got.lens, "text lengths")
 	assert.Equal(t, want.owner, got.owner, "owners")
-	assert.Equal(t, want.open, got.open, "open stretch terms")
+	assert.Equal(t, want.openIDs, got.openIDs, "open stretch terms")
+	for _, id := range want.openIDs {
+		assert.Equal(t, want.openTF[id], got.openTF[id], "open stretch count of term %d", id)
+	}
 	assert.Equal(t, want.openLen, got.openLen, "open stretch length")
 	assert.Equal(t, want.live, got.live, "live texts")
 	assert.Equal(t, want.length, got.length, "terms in all texts")

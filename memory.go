@@ -453,22 +453,37 @@ type Turn struct {
 	Expires time.Time
 }
 
+// turnsGrowFrom is how many turns a conversation holds before its turns
+// grow by an eighth at a time (see AppendTurn); below it, append's doubling
+// costs little.
+const turnsGrowFrom = 4096
+
 // redactedText is what a redacted turn says from then on.
 const redactedText = "[redacted]"
 
-// turn is a Turn with what the Memory derives from it at ingest. An agent
-// turn's own fields sit behind a pointer, so the user's and the assistant's
-// turns, which have none, do not pay for them.
+// turn is a Turn with what the Memory derives from it at ingest. A long
+// conversation is mostly its turns, so the record is packed: the role in a
+// byte, sizes in 32 bits, and behind one pointer, nil for most turns, what
+// few need: the text with its dates resolved and sizes too large for 32
+// bits. An agent turn's own fields sit behind another, so the user's and
+// the assistant's turns, which have none, do not pay for them.
 type turn struct {
 	said
-	agent    *agentFields // nil unless Role.agent()
-	shown    string       // Text with resolved dates beside it: what is indexed and rendered
-	native   int          // size of the turn as its own message part, guarded, in the budget's unit
-	line     int          // size of the turn as a line of the memory block, guarded
-	runes    int          // characters of shown
-	date     int32        // size of the date line that may stand above the turn
-	Redacted bool         // set on the placeholder Redact leaves
-	quoted   bool         // the guard opens some line of shown
+	agent *agentFields // nil unless Role.agent()
+	extra *turnExtra   // nil unless the turn has dates resolved or a size past 32 bits
+	// native and line are the sizes of the turn as its own message part
+	// and as a line of the memory block, guarded, in the budget's unit;
+	// runes counts the characters of shown. bigSize stands for a size
+	// kept in extra (see setSizes).
+	native, line, runes uint32
+	date                int32 // size of the date line that may stand above the turn
+	// waiting counts the tool calls of the current step, up to and
+	// including this turn, that no result has answered yet (see
+	// AppendTurn): a stretch may start after a turn only when it is zero.
+	waiting  int32
+	role     roleCode
+	Redacted bool // set on the placeholder Redact leaves
+	quoted   bool // the guard opens some line of shown
 	// hidden is set on a quarantined turn (see Options.Unverified): kept
 	// verbatim, but neither indexed nor shown.
 	hidden bool
@@ -476,17 +491,89 @@ type turn struct {
 	// latest call (see expire): kept verbatim, but indexed and shown as
 	// expiredText.
 	expired bool
-	// waiting counts the tool calls of the current step, up to and
-	// including this turn, that no result has answered yet (see
-	// AppendTurn): a stretch may start after a turn only when it is zero.
-	waiting int32
 }
 
-// said is what every turn holds: who said what, and when.
+// turnExtra is what only some turns hold.
+type turnExtra struct {
+	dated               string // Text with resolved dates beside it; "" when it has none
+	native, line, runes int    // the sizes, when one of them is bigSize or more
+}
+
+// bigSize, as a turn's size, says the size is in its extra.
+const bigSize = math.MaxUint32
+
+// shown is the turn's text with resolved dates beside it, or expiredText
+// once it has expired: what is indexed and rendered.
+func (tt *turn) shown() string {
+	if tt.expired {
+		return expiredText
+	}
+	if tt.extra != nil && tt.extra.dated != "" {
+		return tt.extra.dated
+	}
+	return tt.Text
+}
+
+// setSizes records the turn's sizes (see turn.native).
+func (tt *turn) setSizes(native, line, runes int) {
+	if max(native, line, runes) >= bigSize {
+		if tt.extra == nil {
+			tt.extra = &turnExtra{}
+		}
+		tt.extra.native, tt.extra.line, tt.extra.runes = native, line, runes
+		tt.native, tt.line, tt.runes = bigSize, bigSize, bigSize
+		return
+	}
+	tt.native, tt.line, tt.runes = uint32(native), uint32(line), uint32(runes)
+}
+
+// nativeSize is the size of the turn as its own message part.
+func (tt *turn) nativeSize() int {
+	if tt.native == bigSize {
+		return tt.extra.native
+	}
+	return int(tt.native)
+}
+
+// lineLen is the size of the turn as a line of the memory block.
+func (tt *turn) lineLen() int {
+	if tt.line == bigSize {
+		return tt.extra.line
+	}
+	return int(tt.line)
+}
+
+// runeCount is the characters of shown.
+func (tt *turn) runeCount() int {
+	if tt.runes == bigSize {
+		return tt.extra.runes
+	}
+	return int(tt.runes)
+}
+
+// Role is who said the turn.
+func (tt *turn) Role() Role { return roles[tt.role] }
+
+// said is what every turn holds but its role: what was said, and when.
 type said struct {
-	Role Role
 	Text string
 	Time time.Time
+}
+
+// roleCode is a Role in a byte: its place in roles.
+type roleCode uint8
+
+// roles are the roles by code; code 0 is no role.
+var roles = [...]Role{"", User, Assistant, ToolCall, ToolResult, Note}
+
+// codeOf returns r's code, 0 for a role that is not one of the five.
+func codeOf(r Role) roleCode {
+	for i, x := range roles[1:] {
+		if x == r {
+			return roleCode(i + 1)
+		}
+	}
+	return 0
 }
 
 // agentFields are what only an agent turn holds.
@@ -505,7 +592,7 @@ func (c *conversation) public(i int) Turn {
 // public returns the turn as Turn gives it, less its expiry, which the
 // conversation holds.
 func (tt *turn) public() Turn {
-	t := Turn{Role: tt.Role, Text: tt.Text, Time: tt.Time, Redacted: tt.Redacted}
+	t := Turn{Role: tt.Role(), Text: tt.Text, Time: tt.Time, Redacted: tt.Redacted}
 	if a := tt.agent; a != nil {
 		t.Tool, t.CallID, t.Source = a.Tool, a.CallID, a.Source
 	}
@@ -683,13 +770,20 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 	if len(m.str) == 0 {
 		m.str = append(m.str, stretch{start: 0, slot: -1})
 	}
+	if n := len(m.turns); n == cap(m.turns) && n >= turnsGrowFrom {
+		// A long conversation is mostly its turns, and a server holds many:
+		// growing them by an eighth, where append grows a large slice by a
+		// quarter, keeps the room they hold unused under an eighth, for a
+		// copy of the turns every eighth of their number.
+		m.turns = append(make([]turn, 0, n+n/8), m.turns...)
+	}
 	m.turns = append(m.turns, x)
 	m.setExpiry(n, t.Expires)
 	last := &m.str[len(m.str)-1]
 	m.pieces(n, n+1, last.start)(m.ix.addOpen)
 	last.size += m.lineCost(last.start, n)
-	m.open += x.runes
-	m.total += x.native
+	m.open += x.runeCount()
+	m.total += x.nativeSize()
 	return n, nil
 }
 
@@ -738,34 +832,33 @@ func (m *state) makeTurn(t Turn, waiting int32) turn { return m.derive(t, waitin
 // shown, indexed and sized as expiredText, and keeps its words only as
 // they were said.
 func (m *state) derive(t Turn, waiting int32, expired bool) turn {
-	x := turn{said: said{Role: t.Role, Text: t.Text, Time: t.Time}, Redacted: t.Redacted, shown: t.Text, waiting: waiting, expired: expired}
+	x := turn{said: said{Text: t.Text, Time: t.Time}, role: codeOf(t.Role), Redacted: t.Redacted, waiting: waiting, expired: expired}
 	if t.Role.agent() {
 		x.agent = &agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}
 	}
 	x.hidden = m.opt.Unverified == Quarantine && !t.Redacted && !expired && t.Role.framed() && !t.Source.Authenticated
-	switch {
-	case expired:
-		x.shown = expiredText
-	case !t.Redacted && !t.Time.IsZero():
-		x.shown = Annotate(t.Text, t.Time)
+	if !expired && !t.Redacted && !t.Time.IsZero() {
+		if dated := Annotate(t.Text, t.Time); dated != t.Text {
+			x.extra = &turnExtra{dated: dated}
+		}
 	}
-	x.runes = utf8.RuneCountInString(x.shown)
+	runes := utf8.RuneCountInString(x.shown())
+	var native, line int
 	z := &m.meter
 	switch {
 	case t.Role.agent():
-		x.native = z.size(nativeTool(&x))
-		x.line = z.size(entryOf(&x))
+		native, line = z.size(nativeTool(&x)), z.size(entryOf(&x))
 	case z.f != nil:
-		quoted := guard(x.shown)
-		x.quoted = len(quoted) != len(x.shown)
-		x.native = z.size(quoted)
-		x.line = z.size(lineText(t.Role, quoted))
+		quoted := guard(x.shown())
+		x.quoted = len(quoted) != len(x.shown())
+		native, line = z.size(quoted), z.size(lineText(t.Role, quoted))
 	default:
-		quoted := guard(x.shown)
-		x.quoted = len(quoted) != len(x.shown)
-		x.native = x.runes + len(quoted) - len(x.shown) // the guard adds ASCII only
-		x.line = lineSize(t.Role, quoted)
+		quoted := guard(x.shown())
+		x.quoted = len(quoted) != len(x.shown())
+		native = runes + len(quoted) - len(x.shown()) // the guard adds ASCII only
+		line = lineSize(t.Role, quoted)
 	}
+	x.setSizes(native, line, runes)
 	if z.f != nil {
 		x.date = int32(min(z.size(dateLine(&x)), unmeasured))
 	} else {
@@ -890,7 +983,7 @@ func (m *Memory) Redact(i int) error {
 	if old.Redacted {
 		return nil
 	}
-	placeholder := Turn{Role: old.Role, Text: redactedText, Time: old.Time, Redacted: true}
+	placeholder := Turn{Role: old.Role(), Text: redactedText, Time: old.Time, Redacted: true}
 	if old.agent != nil {
 		placeholder.Tool, placeholder.CallID = old.agent.Tool, old.agent.CallID
 	}
@@ -916,7 +1009,7 @@ func (m *Memory) Redact(i int) error {
 func (m *state) replaceTurn(i int, x turn) {
 	old := m.turns[i]
 	m.turns[i] = x
-	m.total += x.native - old.native
+	m.total += x.nativeSize() - old.nativeSize()
 	s := m.stretchOf(i)
 	a, b := m.str[s].start, m.stretchEnd(s)
 	m.str[s].size = m.sizeOf(a, b)
@@ -977,6 +1070,15 @@ func (m *state) restretch(bounds []int) {
 // from pre when their texts were tokenized ahead (see tokenizeAhead). The
 // index holds no open stretch.
 func (m *state) cutStretches(starts []int, pre *ahead) {
+	if len(starts) > 1 {
+		// A text holds a distinct term for every eight bytes or so.
+		text := 0
+		for t := starts[0]; t < len(m.turns); t++ {
+			text += len(m.turns[t].shown())
+		}
+		m.ix.startBulk(len(starts), text/8)
+		defer m.ix.endBulk()
+	}
 	for i, a := range starts {
 		b := len(m.turns)
 		if i+1 < len(starts) {
@@ -1005,7 +1107,7 @@ func (m *state) cutStretches(starts []int, pre *ahead) {
 func (c *conversation) runes(a, b int) int {
 	n := 0
 	for t := a; t < b; t++ {
-		n += c.turns[t].runes
+		n += c.turns[t].runeCount()
 	}
 	return n
 }

@@ -33,13 +33,13 @@ func TestAGiganticTurnIsCountedPastWhat32BitsHold(t *testing.T) {
 
 	m := New(Options{Budget: 1000})
 	x := m.makeTurn(Turn{Role: User, Text: huge}, 0)
-	require.Greater(t, x.runes, math.MaxInt32)
-	assert.Equal(t, n, x.runes)
-	assert.Equal(t, n, x.native)
-	assert.Equal(t, len(label(User))+n+1, x.line)
+	require.Greater(t, x.runeCount(), math.MaxInt32)
+	assert.Equal(t, n, x.runeCount())
+	assert.Equal(t, n, x.nativeSize())
+	assert.Equal(t, len(label(User))+n+1, x.lineLen())
 
 	m.turns = []turn{m.makeTurn(Turn{Role: User, Text: "before"}, 0), x}
-	assert.Equal(t, x.line+m.lineCost(0, 0), m.sizeOf(0, 2), "the stretch holding it")
+	assert.Equal(t, x.lineLen()+m.lineCost(0, 0), m.sizeOf(0, 2), "the stretch holding it")
 	assert.Equal(t, 1000, m.nativeCost(1), "as the newest turn it costs the whole budget")
 	assert.Equal(t, 1, m.cut(), "and is the whole native tail")
 }

@@ -471,9 +471,9 @@ func TestRedactedTextIsUnreachable(t *testing.T) {
 			}
 
 			for _, word := range []string{"hunter2", "xyzzyplugh"} {
-				_, inVocab := m.ix.vocab[word]
+				_, inVocab := m.ix.lookup([]byte(word))
 				assert.False(t, inVocab, "%q is still in the vocabulary", word)
-				assert.NotContains(t, m.ix.terms, word)
+				assert.NotContains(t, vocabulary(m.ix), word)
 			}
 			if closed {
 				_, cached := m.ix.byKey[oldKey]

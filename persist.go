@@ -80,7 +80,7 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	w := wire{Version: FormatVersion, Turns: make([]wireTurn, len(m.turns)), Bounds: make([]int, len(m.str))}
 	for i := range m.turns {
 		t := &m.turns[i]
-		w.Turns[i] = wireTurn{Role: t.Role, Text: t.Text, Redacted: t.Redacted}
+		w.Turns[i] = wireTurn{Role: t.Role(), Text: t.Text, Redacted: t.Redacted}
 		if a := t.agent; a != nil && (*a != agentFields{}) {
 			w.Turns[i].Agent = &wireAgent{Tool: a.Tool, CallID: a.CallID, Source: a.Source.Name, Authenticated: a.Source.Authenticated}
 		}
@@ -169,7 +169,7 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
 		}
 		m.turns = append(m.turns, x)
-		m.total += x.native
+		m.total += x.nativeSize()
 		m.setExpiry(i, t.Expires)
 	}
 	w.Turns = nil // read: let the collector have them while the index is built
@@ -421,7 +421,7 @@ func (m *Memory) Apply(c Changes) error {
 			return fmt.Errorf("%w: turn %d: %w", ErrFormat, n+i, err)
 		}
 		m.turns = append(m.turns, x)
-		m.total += x.native
+		m.total += x.nativeSize()
 		m.setExpiry(n+i, t.Expires)
 	}
 	if len(c.Turns) > 0 || len(c.Bounds) > 0 {

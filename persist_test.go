@@ -1104,6 +1104,75 @@ func allocatedBy(f func()) uint64 {
 	return after.TotalAlloc - before.TotalAlloc
 }
 
+// newWordSaves are saves whose words are mostly new to the index, which
+// pays for each distinct term: 5,000 turns of random words, and a stretch
+// per turn of one never-seen word.
+func newWordSaves() map[string][]byte {
+	r := rand.New(rand.NewPCG(29, 1))
+	word := func() string {
+		w := make([]byte, 5+r.IntN(8))
+		for i := range w {
+			w[i] = byte('a' + r.IntN(26))
+		}
+		return string(w)
+	}
+	saves := map[string][]byte{}
+	build := func(name string, n int, text func() string, bounds bool) {
+		var b bytes.Buffer
+		b.WriteString(`{"version":1,"turns":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"role":"user","text":%q}`, text())
+		}
+		b.WriteString(`],"bounds":[`)
+		for i := 0; bounds && i < n; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(i))
+		}
+		b.WriteString("]}")
+		saves[name] = b.Bytes()
+	}
+	build("5,000 turns of random words", 5000, func() string {
+		words := make([]string, 5+r.IntN(30))
+		for i := range words {
+			words[i] = word()
+		}
+		return strings.Join(words, " ")
+	}, false)
+	build("a new word per one-turn stretch", 100_000, word, true)
+	return saves
+}
+
+// TestFromJSONOfNewWordsAllocatesInProportionToItsInput pins what a load
+// of new vocabulary allocates: 16.8 and 14.4 times its input with the flat
+// index (41.6 and 20.6 before it). Issue 29 asks for 8, which these two
+// saves do not reach yet; the bound keeps them from growing back.
+func TestFromJSONOfNewWordsAllocatesInProportionToItsInput(t *testing.T) {
+	if raceEnabled {
+		// The race detector empties sync.Pool at random, so a load
+		// allocates again what it would reuse: a fifth more, here.
+		t.Skip("allocations are not the shipped build's under the race detector")
+	}
+	for name, data := range newWordSaves() {
+		t.Run(name, func(t *testing.T) { loadAllocatesAtMost(t, data, 20.0) })
+	}
+}
+
+// loadAllocatesAtMost checks that FromJSON reads data allocating at most
+// bound bytes per byte of it.
+func loadAllocatesAtMost(t *testing.T, data []byte, bound float64) {
+	var err error
+	got := allocatedBy(func() { _, err = FromJSON(data, Options{}) })
+	require.NoError(t, err)
+	ratio := float64(got) / float64(len(data))
+	t.Logf("%d bytes in, %d allocated: %.1f×", len(data), got, ratio)
+	assert.LessOrEqual(t, ratio, bound)
+}
+
 // refusedSaves are saves FromJSON must refuse, shaped to make it decode far
 // more than their size first: a million entries too short to be turns.
 func refusedSaves() map[string][]byte {
@@ -1125,14 +1194,7 @@ func refusedSaves() map[string][]byte {
 // whole process's.
 func TestFromJSONAllocatesInProportionToItsInput(t *testing.T) {
 	for name, data := range hostileSaves() {
-		t.Run(name, func(t *testing.T) {
-			var err error
-			got := allocatedBy(func() { _, err = FromJSON(data, Options{}) })
-			require.NoError(t, err)
-			ratio := float64(got) / float64(len(data))
-			t.Logf("%d bytes in, %d allocated: %.1f×", len(data), got, ratio)
-			assert.LessOrEqual(t, ratio, 8.0)
-		})
+		t.Run(name, func(t *testing.T) { loadAllocatesAtMost(t, data, 8.0) })
 	}
 	for name, data := range refusedSaves() {
 		t.Run(name, func(t *testing.T) {

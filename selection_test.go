@@ -283,7 +283,7 @@ func TestAPauseThatOutlivesTheProvidersCacheRebuildsTheLogOnce(t *testing.T) {
 			if c.untimed == "all" {
 				m = New(c.opts)
 				for _, tt := range topicMemory(t, c.opts, 6, "deploy", "garden", "travel", "music").turns {
-					mustAppend(t, m, tt.Role, tt.Text)
+					mustAppend(t, m, tt.Role(), tt.Text)
 				}
 			}
 			first := compose(t, m, q)

@@ -29,7 +29,7 @@ func (ix *index) eachQueryTerm(text string, fn func(term []byte)) {
 
 // known reports whether the memory's vocabulary holds term.
 func (ix *index) known(term []byte) bool {
-	_, ok := ix.vocab[string(term)]
+	_, ok := ix.lookup(term)
 	return ok
 }
 

@@ -137,7 +137,7 @@ func (m *state) accept(t Turn) (turn, error) {
 // of unanswered calls after it. m is locked.
 func (m *state) stepOf(t Turn) (Turn, int32, error) {
 	n := len(m.turns)
-	step := n > 0 && continues(m.turns[n-1].Role, t.Role)
+	step := n > 0 && continues(m.turns[n-1].Role(), t.Role)
 	waiting := int32(0)
 	if step {
 		waiting = m.turns[n-1].waiting
@@ -175,14 +175,14 @@ func (m *state) waitingCall(id string) int {
 	lo := len(m.turns)
 	for i := lo - 1; i >= 0 && m.turns[i].waiting > 0; i-- {
 		lo = i
-		if i > 0 && !continues(m.turns[i-1].Role, m.turns[i].Role) {
+		if i > 0 && !continues(m.turns[i-1].Role(), m.turns[i].Role()) {
 			break
 		}
 	}
 	var calls []int
 	for i := lo; i < len(m.turns); i++ {
 		tt := &m.turns[i]
-		switch tt.Role {
+		switch tt.Role() {
 		case ToolCall:
 			calls = append(calls, i)
 		case ToolResult:
@@ -206,7 +206,7 @@ func (m *state) waitingCall(id string) int {
 // with a turn of role r after prev: not while a call of prev's step that r
 // goes on with waits for its result.
 func splitsBefore(prev *turn, r Role) bool {
-	return prev.waiting == 0 || !continues(prev.Role, r)
+	return prev.waiting == 0 || !continues(prev.Role(), r)
 }
 
 // splittable reports whether a stretch, or the native tail, may start at
@@ -215,7 +215,7 @@ func (c *conversation) splittable(t int) bool {
 	if t <= 0 || t >= len(c.turns) {
 		return true
 	}
-	return splitsBefore(&c.turns[t-1], c.turns[t].Role)
+	return splitsBefore(&c.turns[t-1], c.turns[t].Role())
 }
 
 // indexed is the text of the turn the index holds: what the memory block
@@ -224,12 +224,12 @@ func (tt *turn) indexed() string {
 	switch {
 	case tt.hidden:
 		return ""
-	case tt.expired && tt.Role.agent():
-		return tt.agent.Tool + "\n" + tt.shown // its source may name what expired
-	case tt.Role.agent():
-		return tt.agent.Tool + " " + tt.agent.Source.Name + "\n" + tt.shown
+	case tt.expired && tt.Role().agent():
+		return tt.agent.Tool + "\n" + tt.shown() // its source may name what expired
+	case tt.Role().agent():
+		return tt.agent.Tool + " " + tt.agent.Source.Name + "\n" + tt.shown()
 	}
-	return tt.shown
+	return tt.shown()
 }
 
 // Framing of agent turns. A call is a line of the assistant's that names
@@ -256,7 +256,7 @@ const (
 func head(tt *turn) string {
 	a := tt.agent
 	var b strings.Builder
-	if tt.Role == ToolResult {
+	if tt.Role() == ToolResult {
 		b.WriteString(" of ")
 		b.WriteString(sourceLabel(a.Tool))
 	}
@@ -268,10 +268,10 @@ func head(tt *turn) string {
 		b.WriteString(":")
 		return b.String()
 	}
-	if tt.Role == ToolResult && a.Source.Name != "" {
+	if tt.Role() == ToolResult && a.Source.Name != "" {
 		b.WriteString(",")
 	}
-	if tt.Role == Note || a.Source.Name != "" {
+	if tt.Role() == Note || a.Source.Name != "" {
 		b.WriteString(" from ")
 		b.WriteString(sourceLabel(a.Source.Name))
 	}
@@ -294,23 +294,23 @@ func markers(r Role) (open, end string) {
 
 // callText is a tool call as the assistant's words: the tool, then the
 // arguments.
-func callText(tt *turn) string { return callPrefix + sourceLabel(tt.agent.Tool) + "] " + tt.shown }
+func callText(tt *turn) string { return callPrefix + sourceLabel(tt.agent.Tool) + "] " + tt.shown() }
 
 // writeFrame writes a result's or a note's head and its guarded text,
 // every line after the head indented.
 func writeFrame(b *strings.Builder, tt *turn) {
-	open, _ := markers(tt.Role)
+	open, _ := markers(tt.Role())
 	b.WriteString(open)
 	b.WriteString(head(tt))
 	if !tt.hidden {
 		b.WriteString("\n  ")
-		writeIndented(b, guard(tt.shown))
+		writeIndented(b, guard(tt.shown()))
 	}
 }
 
 // writeEntry writes agent turn tt as the memory block quotes it.
 func writeEntry(b *strings.Builder, tt *turn) {
-	if tt.Role == ToolCall {
+	if tt.Role() == ToolCall {
 		b.WriteString(label(Assistant))
 		writeIndented(b, guard(callText(tt)))
 	} else {
@@ -328,13 +328,13 @@ func entryOf(tt *turn) string {
 
 // nativeTool is agent turn tt as its own message part.
 func nativeTool(tt *turn) string {
-	if tt.Role == ToolCall {
+	if tt.Role() == ToolCall {
 		return guard(callText(tt))
 	}
 	var b strings.Builder
 	writeFrame(&b, tt)
 	if !tt.hidden {
-		_, end := markers(tt.Role)
+		_, end := markers(tt.Role())
 		b.WriteByte('\n')
 		b.WriteString(end)
 	}
@@ -343,7 +343,7 @@ func nativeTool(tt *turn) string {
 
 // callOf is what a tool turn's native part tells an adapter about its call.
 func callOf(tt *turn) *Call {
-	switch tt.Role {
+	switch tt.Role() {
 	case ToolCall:
 		c := &Call{ID: tt.agent.CallID, Name: tt.agent.Tool}
 		if !tt.Redacted && !tt.expired {

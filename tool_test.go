@@ -227,12 +227,12 @@ func checkAgent(t tb, m *Memory, r Result, cont bool) {
 	}
 	for i := range m.turns {
 		tt := &m.turns[i]
-		if !tt.Role.framed() {
+		if !tt.Role().framed() {
 			continue
 		}
 		for got := range shown {
-			if head, text, _ := strings.Cut(got, "\n"); text == guard(tt.shown) && strings.Contains(head, sourceLabel(tt.agent.Tool)) {
-				checkFrame(t, tt.public(), tt.shown, got)
+			if head, text, _ := strings.Cut(got, "\n"); text == guard(tt.shown()) && strings.Contains(head, sourceLabel(tt.agent.Tool)) {
+				checkFrame(t, tt.public(), tt.shown(), got)
 			}
 		}
 	}
@@ -812,19 +812,19 @@ func checkQuotes(t tb, m *Memory) {
 		require.Len(t, es, len(want), "memory part:\n%s", q.text)
 		for i, tt := range want {
 			e := es[i]
-			switch tt.Role {
+			switch tt.Role() {
 			case User, Assistant:
-				require.Equal(t, string(tt.Role), e.margin)
-				require.Equal(t, guard(tt.shown), e.text)
+				require.Equal(t, string(tt.Role()), e.margin)
+				require.Equal(t, guard(tt.shown()), e.text)
 			case ToolCall:
 				require.Equal(t, "assistant", e.margin, "a call is the assistant's line")
 				require.Equal(t, guard(callText(tt)), e.text)
 			case ToolResult:
 				require.Equal(t, "tool result", e.margin)
-				checkFrame(t, tt.public(), tt.shown, e.text)
+				checkFrame(t, tt.public(), tt.shown(), e.text)
 			default:
 				require.Equal(t, "note", e.margin)
-				checkFrame(t, tt.public(), tt.shown, e.text)
+				checkFrame(t, tt.public(), tt.shown(), e.text)
 			}
 		}
 	}

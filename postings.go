@@ -1,0 +1,429 @@
+package byheart
+
+import (
+	"hash/maphash"
+	"math"
+	"slices"
+)
+
+// The index's vocabulary and posting lists are laid out flat, so that what
+// a term costs is a few bytes in a handful of large arrays rather than a
+// map entry, a string, a slice header and an allocation of its own: a
+// conversation's distinct terms and their postings are most of what its
+// index holds, and a save full of new words would otherwise allocate many
+// times its size on load.
+//
+// The vocabulary is the terms' bytes end to end in one arena, a record per
+// term id (termInfo) and an open-addressing table from a term's hash to its
+// id. The postings are two parallel arrays, the slots and their term
+// frequencies, in which each term owns a run: its postings, sorted by slot,
+// then room to grow. A term whose run is full moves to the end with more
+// room, leaving its old run dead; the arrays are packed again when they
+// must grow and a good share of them is dead, so appends cost amortised
+// constant time and no allocation per term.
+
+// termInfo is what the index keeps per term id.
+type termInfo struct {
+	at, size uint32 // the term's bytes: arena[at:at+size]; size 0 once forgotten
+	off      uint32 // its postings: slotsOf and tfOf from off, n of them
+	n        uint32 // closed texts holding it (its document frequency)
+	room     uint32 // postings its run has room for
+	// What bounds its score in any closed text: the largest term
+	// frequency in its postings and the shortest text holding it. Removal
+	// leaves them loose, never too tight.
+	maxTF, minDL int32
+}
+
+// bigTF marks, in tfOf, a term frequency too large for a byte: the exact
+// count is in index.bigTF.
+const bigTF = math.MaxUint8
+
+// tfKey keys index.bigTF.
+func tfKey(id uint32, s int32) uint64 { return uint64(id)<<32 | uint64(uint32(s)) }
+
+// termBytes returns term id's bytes, which alias the arena: valid until
+// the next term is added.
+func (ix *index) termBytes(id uint32) []byte {
+	t := &ix.terms[id]
+	return ix.arena[t.at : t.at+t.size : t.at+t.size]
+}
+
+// term returns term id as a string ("" once it is forgotten).
+func (ix *index) term(id uint32) string { return string(ix.termBytes(id)) }
+
+// lookup returns the id of term, if the vocabulary holds it.
+func (ix *index) lookup(term []byte) (uint32, bool) {
+	if ix.nterms == 0 {
+		return 0, false
+	}
+	mask := len(ix.table) - 1
+	for i := ix.home(term); ; i = (i + 1) & mask {
+		e := ix.table[i]
+		if e == 0 {
+			return 0, false
+		}
+		if string(ix.termBytes(e-1)) == string(term) {
+			return e - 1, true
+		}
+	}
+}
+
+// home is term's first place in the table.
+func (ix *index) home(term []byte) int {
+	return int(maphash.Bytes(ix.seed, term) & uint64(len(ix.table)-1))
+}
+
+// intern returns the term's id, adding it to the vocabulary if new.
+func (ix *index) intern(term []byte) uint32 {
+	if id, ok := ix.lookup(term); ok {
+		return id
+	}
+	if 2*(ix.nterms+1) > len(ix.table) {
+		ix.rehash(max(16, 2*len(ix.table)))
+	}
+	id := uint32(len(ix.terms))
+	at := len(ix.arena)
+	if at+len(term) > cap(ix.arena) {
+		// Doubling, as for the records (see doubled).
+		ix.arena = slices.Grow(ix.arena, max(at, len(term), 256))
+	}
+	ix.arena = append(ix.arena, term...)
+	ix.terms = append(doubled(ix.terms), termInfo{at: uint32(at), size: uint32(len(term))})
+	ix.place(id)
+	ix.nterms++
+	return id
+}
+
+// place puts term id in the first free place from its home.
+func (ix *index) place(id uint32) {
+	mask := len(ix.table) - 1
+	i := ix.home(ix.termBytes(id))
+	for ix.table[i] != 0 {
+		i = (i + 1) & mask
+	}
+	ix.table[i] = id + 1
+}
+
+// rehash lays the table out again at size n, a power of two.
+func (ix *index) rehash(n int) {
+	ix.table = make([]uint32, n)
+	for id := range ix.terms {
+		if ix.terms[id].size > 0 {
+			ix.place(uint32(id))
+		}
+	}
+}
+
+// unplace takes term id out of the table, moving back the entries after
+// it that would otherwise be cut off from their homes (linear probing's
+// deletion, which leaves no tombstones).
+func (ix *index) unplace(id uint32) {
+	mask := len(ix.table) - 1
+	i := ix.home(ix.termBytes(id))
+	for ix.table[i] != id+1 {
+		i = (i + 1) & mask
+	}
+	for j := (i + 1) & mask; ix.table[j] != 0; j = (j + 1) & mask {
+		// The entry at j may fill the hole at i unless its home lies
+		// cyclically in (i, j].
+		if h := ix.home(ix.termBytes(ix.table[j] - 1)); (j-h)&mask >= (j-i)&mask {
+			ix.table[i] = ix.table[j]
+			i = j
+		}
+	}
+	ix.table[i] = 0
+}
+
+// forget drops term id from the vocabulary; its id is never given again.
+func (ix *index) forget(id uint32) {
+	t := &ix.terms[id]
+	ix.unplace(id)
+	ix.nterms--
+	ix.deadBytes += int(t.size)
+	ix.deadPostings += int(t.room)
+	*t = termInfo{}
+	if ix.deadBytes > 4096 && 2*ix.deadBytes > len(ix.arena) {
+		ix.packArena()
+	}
+}
+
+// packArena copies the live terms' bytes to a new arena.
+func (ix *index) packArena() {
+	arena := make([]byte, 0, len(ix.arena)-ix.deadBytes)
+	for id := range ix.terms {
+		t := &ix.terms[id]
+		if t.size > 0 {
+			b := ix.termBytes(uint32(id))
+			t.at = uint32(len(arena))
+			arena = append(arena, b...)
+		}
+	}
+	ix.arena, ix.deadBytes = arena, 0
+}
+
+// list returns term id's postings: the slots holding it, ascending, and
+// beside each its term frequency as tfAt reads it. Both alias the index.
+func (ix *index) list(id uint32) ([]int32, []uint8) {
+	t := &ix.terms[id]
+	lo, hi := t.off, t.off+t.n
+	return ix.slotsOf[lo:hi:hi], ix.tfOf[lo:hi:hi]
+}
+
+// tfAt is the term frequency a posting of term id in slot s keeps as b.
+func (ix *index) tfAt(id uint32, s int32, b uint8) int32 {
+	if b == bigTF {
+		return ix.bigTF[tfKey(id, s)]
+	}
+	return int32(b)
+}
+
+// addPosting records that closed slot s holds term id tf times, keeping the
+// list sorted by slot and the term's bounds up to date. A new slot is the
+// highest but for one reused after a removal, which is inserted in place.
+func (ix *index) addPosting(id uint32, s int32, tf int32) {
+	if ix.bulk {
+		if len(ix.pending) == cap(ix.pending) {
+			// Doubling: a bulk build's list is long, and append would
+			// grow it by a quarter at a time.
+			ix.pending = slices.Grow(ix.pending, max(len(ix.pending), 1024))
+		}
+		if n := len(ix.pendingTexts); n == 0 || ix.pendingTexts[n-1].slot != s {
+			ix.pendingTexts = append(ix.pendingTexts, pendingText{slot: s})
+		}
+		ix.pending = append(ix.pending, uint64(id)<<32|uint64(uint32(tf)))
+		ix.pendingTexts[len(ix.pendingTexts)-1].end = len(ix.pending)
+		return
+	}
+	ix.post(id, s, tf)
+}
+
+// post is addPosting outside a bulk build.
+func (ix *index) post(id uint32, s int32, tf int32) {
+	t := &ix.terms[id]
+	if t.n == t.room {
+		ix.regrow(id)
+	}
+	n := int(t.n)
+	lo := int(t.off)
+	slots, tfs := ix.slotsOf[lo:lo+n+1], ix.tfOf[lo:lo+n+1]
+	i := n
+	if n > 0 && slots[n-1] >= s {
+		i = seek(slots[:n], 0, s)
+		copy(slots[i+1:], slots[i:n])
+		copy(tfs[i+1:], tfs[i:n])
+	}
+	slots[i] = s
+	if tf >= bigTF {
+		if ix.bigTF == nil {
+			ix.bigTF = make(map[uint64]int32)
+		}
+		ix.bigTF[tfKey(id, s)] = tf
+		tfs[i] = bigTF
+	} else {
+		tfs[i] = uint8(tf)
+	}
+	dl := ix.lens[s]
+	if t.n == 0 || tf > t.maxTF {
+		t.maxTF = max(t.maxTF, tf)
+	}
+	if t.n == 0 || dl < t.minDL {
+		t.minDL = dl
+	}
+	t.n++
+}
+
+// removePosting takes closed slot s out of term id's postings, if it is
+// there, and reports whether it was.
+func (ix *index) removePosting(id uint32, s int32) bool {
+	slots, tfs := ix.list(id)
+	i := seek(slots, 0, s)
+	if i == len(slots) || slots[i] != s {
+		return false
+	}
+	if tfs[i] == bigTF {
+		delete(ix.bigTF, tfKey(id, s))
+	}
+	copy(slots[i:], slots[i+1:])
+	copy(tfs[i:], tfs[i+1:])
+	t := &ix.terms[id]
+	t.n--
+	t.maxTF, t.minDL = 0, 0
+	slots, tfs = ix.list(id)
+	for j, sl := range slots {
+		t.maxTF = max(t.maxTF, ix.tfAt(id, sl, tfs[j]))
+		if dl := ix.lens[sl]; t.minDL == 0 || dl < t.minDL {
+			t.minDL = dl
+		}
+	}
+	return true
+}
+
+// regrow gives term id's full run more room: in place when it is the last
+// run, else as a new run at the end, packing every run first when the
+// arrays are full and at least an eighth of them is dead.
+//
+// A run grows by a quarter, so a term moves once per quarter it grows and
+// its moves copy four postings per posting added; a move leaves at most
+// nine dead places per posting added since its run was laid out (a run
+// being packed with an eighth of room), so packing, which copies the live
+// postings once, happens at most once per len/72 postings added: every
+// posting added costs a bounded number of copies, whatever the order.
+func (ix *index) regrow(id uint32) {
+	t := &ix.terms[id]
+	room := t.room + t.room/4 + 2
+	if t.off+t.room == uint32(len(ix.slotsOf)) {
+		ix.extend(int(room - t.room))
+		t.room = room
+		return
+	}
+	if len(ix.slotsOf)+int(room) > cap(ix.slotsOf) && 8*ix.deadPostings > len(ix.slotsOf) {
+		ix.packPostings(id, room)
+		return
+	}
+	from := int(t.off)
+	t.off = uint32(len(ix.slotsOf))
+	ix.extend(int(room))
+	copy(ix.slotsOf[t.off:], ix.slotsOf[from:from+int(t.n)])
+	copy(ix.tfOf[t.off:], ix.tfOf[from:from+int(t.n)])
+	ix.deadPostings += int(t.room)
+	t.room = room
+}
+
+// extend lengthens the posting arrays by n.
+func (ix *index) extend(n int) {
+	ix.slotsOf = slices.Grow(ix.slotsOf, n)[:len(ix.slotsOf)+n]
+	ix.tfOf = slices.Grow(ix.tfOf, n)[:len(ix.tfOf)+n]
+}
+
+// pendingText is a text whose postings a bulk build has yet to lay out:
+// its slot, and where its postings end in index.pending.
+type pendingText struct {
+	slot int32
+	end  int
+}
+
+// startBulk is called before many texts are added at once (a load): their
+// postings wait in a list until endBulk, which counts them by term and
+// lays every run out once with room for them. Appending them one by one
+// would move the runs of common terms again and again, and a load would
+// allocate many times what it builds. The texts are at most texts, and
+// hold about hint postings, so the lists are allocated once at the size
+// they need.
+func (ix *index) startBulk(texts, hint int) {
+	ix.bulk = true
+	ix.pending = make([]uint64, 0, max(hint, 1024))
+	ix.pendingTexts = make([]pendingText, 0, texts)
+}
+
+// endBulk lays out the postings added since startBulk.
+func (ix *index) endBulk() {
+	ix.bulk = false
+	if len(ix.pending) == 0 {
+		return
+	}
+	need := make([]uint32, len(ix.terms))
+	for _, p := range ix.pending {
+		need[p>>32]++
+	}
+	ix.layOut(-1, func(j uint32, t *termInfo) uint32 { return packedRoom(t.n + need[j]) })
+	from := 0
+	for _, t := range ix.pendingTexts {
+		for _, p := range ix.pending[from:t.end] {
+			ix.post(uint32(p>>32), t.slot, int32(uint32(p)))
+		}
+		from = t.end
+	}
+	ix.pending, ix.pendingTexts = nil, nil
+}
+
+// packPostings copies every run to new arrays, each with room for an
+// eighth more postings than it holds but term id's, which gets room, and
+// last, so it can grow in place.
+func (ix *index) packPostings(id uint32, room uint32) {
+	ix.layOut(int64(id), func(j uint32, t *termInfo) uint32 {
+		if j == id {
+			return room
+		}
+		return packedRoom(t.n)
+	})
+}
+
+// layOut copies every run to new arrays of just the size the rooms add up
+// to, in term order but for term last's, which goes at the end (none when
+// last is -1).
+func (ix *index) layOut(last int64, room func(id uint32, t *termInfo) uint32) {
+	size := 0
+	for j := range ix.terms {
+		if t := &ix.terms[j]; t.size > 0 {
+			size += int(room(uint32(j), t))
+		}
+	}
+	slots, tfs := make([]int32, 0, size), make([]uint8, 0, size)
+	move := func(j uint32) {
+		t := &ix.terms[j]
+		r := room(j, t)
+		lo, hi := t.off, t.off+t.n
+		t.off = uint32(len(slots))
+		slots = append(slots, ix.slotsOf[lo:hi]...)
+		tfs = append(tfs, ix.tfOf[lo:hi]...)
+		slots, tfs = slots[:len(slots)+int(r-t.n)], tfs[:len(tfs)+int(r-t.n)]
+		t.room = r
+	}
+	for j := range ix.terms {
+		if int64(j) != last && ix.terms[j].size > 0 {
+			move(uint32(j))
+		}
+	}
+	if last >= 0 {
+		move(uint32(last))
+	}
+	ix.slotsOf, ix.tfOf, ix.deadPostings = slots, tfs, 0
+}
+
+// packedRoom is the room packing gives a run of n postings.
+func packedRoom(n uint32) uint32 { return n + n/8 + 1 }
+
+// seek returns the first position at or after from whose slot is at least
+// s, galloping from from, so walking a list with ascending targets costs
+// the logarithm of each gap.
+func seek(list []int32, from int, s int32) int {
+	if from >= len(list) || list[from] >= s {
+		return from
+	}
+	// list[lo] < s throughout; find the first hi with list[hi] >= s.
+	lo, step := from, 1
+	hi := lo + step
+	for hi < len(list) && list[hi] < s {
+		lo = hi
+		step <<= 1
+		hi = lo + step
+	}
+	hi = min(hi, len(list))
+	for lo+1 < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if list[mid] < s {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi
+}
+
+// tf returns how many times closed slot s holds term id.
+func (ix *index) tf(id uint32, s int32) int32 {
+	slots, tfs := ix.list(id)
+	lo, hi := 0, len(slots)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if slots[mid] < s {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(slots) && slots[lo] == s {
+		return ix.tfAt(id, s, tfs[lo])
+	}
+	return 0
+}
