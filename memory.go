@@ -489,6 +489,7 @@ type state struct {
 	texts        []string   // derived: stretch texts for a Retriever, by stretch; "" until built
 	sel          *kept      // rule 3: the selection kept between calls
 	dropped      Rebuild    // why sel was dropped, if it was, for the next rebuild to report
+	calls        calls      // derived: the newest step's waiting calls
 	called       time.Time  // when the last call was asked (ComposeAt), zero if it did not say
 	scratch                 // working space for one call
 }
@@ -660,9 +661,14 @@ func (m *state) makeTurn(t Turn, waiting int32) turn {
 	x.runes = utf8.RuneCountInString(x.shown)
 	z := &m.meter
 	switch {
-	case t.Role.agent():
+	case t.Role.agent() && z.f != nil:
 		x.native = z.size(nativeTool(&x))
 		x.line = z.size(entryOf(&x))
+	case t.Role.agent():
+		var native, line runeCount
+		writeNative(&native, &x)
+		writeEntry(&line, &x)
+		x.native, x.line = int(native), int(line)
 	case z.f != nil:
 		quoted := guard(x.shown)
 		x.quoted = len(quoted) != len(x.shown)

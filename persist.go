@@ -392,7 +392,7 @@ func (m *Memory) Apply(c Changes) error {
 			x, err = m.acceptStored(t)
 		}
 		if err != nil {
-			m.turns, m.total = m.turns[:n], total
+			m.turns, m.total, m.calls = m.turns[:n], total, calls{}
 			return fmt.Errorf("%w: turn %d: %w", ErrFormat, n+i, err)
 		}
 		m.turns = append(m.turns, x)

@@ -1091,7 +1091,36 @@ func hostileSaves() map[string][]byte {
 	saves["a million recalls"] = []byte(`{"version":2,"turns":[{"role":"user","text":"hi"},{"role":"user","text":"hi"}],` +
 		`"bounds":[0,1],"selection":{"keys":[],"ends":[],"upto":1,"recalls":[` +
 		strings.TrimSuffix(strings.Repeat(`{"at":2,"keys":[0],"ends":[1]},`, 200_000), ",") + `]}}`)
+	for name, turns := range agentShapes(4000) {
+		m := New(Options{})
+		fillTurns(m, turns)
+		saves[name] = []byte(mustJSON(&collector{}, m))
+	}
 	return saves
+}
+
+// agentShapes are conversations heavy with agent turns, of the shapes an
+// agent writes and of shapes crafted to cost the most per byte: one step of
+// many calls and their results, many small steps, calls without ids, calls
+// no result answers.
+func agentShapes(calls int) map[string][]Turn {
+	var small, blank, unanswered []Turn
+	for i := range calls {
+		id := fmt.Sprintf("c%d", i)
+		small = append(small, Turn{Role: User, Text: "next?"}, Turn{Role: ToolCall, Tool: "t", CallID: id, Text: "{}"},
+			Turn{Role: ToolResult, CallID: id, Text: "ok", Source: Source{Name: "tool:t", Authenticated: true}})
+		blank = append(blank, Turn{Role: ToolCall, Tool: "t", Text: "{}"})
+		unanswered = append(unanswered, Turn{Role: ToolCall, Tool: "t", CallID: id, Text: "{}"})
+	}
+	for range calls {
+		blank = append(blank, Turn{Role: ToolResult, Text: "ok"})
+	}
+	return map[string][]Turn{
+		fmt.Sprintf("one step of %d calls and their results", calls): agentStep(calls),
+		fmt.Sprintf("%d steps of a call and its result", calls):      small,
+		fmt.Sprintf("one step of %d calls without ids", calls):       blank,
+		fmt.Sprintf("one step of %d calls no result answers", calls): unanswered,
+	}
 }
 
 // allocatedBy is the bytes f allocates.
