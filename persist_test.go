@@ -658,9 +658,20 @@ func FuzzFromJSON(f *testing.F) {
 	f.Add([]byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`))
 	f.Add([]byte("  \n\t "))
 	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"\ud800 lone surrogate"}]}`))
+	for _, calls := range []int{3, 600} {
+		m := New(Options{Budget: 400, Chunk: 60})
+		fillTurns(m, agentStep(calls))
+		fillTurns(m, []Turn{{Role: User, Text: "which supplier ships on day 7?"}})
+		_, err := m.Compose(context.Background(), "supplier day 7")
+		require.NoError(f, err)
+		f.Add([]byte(mustJSON(f, m)))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts := Options{Budget: 400, Chunk: 60}
-		m, err := FromJSON(data, opts)
+		var m *Memory
+		var err error
+		got := allocatedBy(func() { m, err = FromJSON(data, opts) })
+		require.LessOrEqual(t, got, uint64(8*len(data)+64<<10), "%d bytes allocated for %d bytes in", got, len(data))
 		if err != nil {
 			require.Nil(t, m)
 			require.True(t, errors.Is(err, ErrFormat) || errors.Is(err, ErrVersion) || errors.Is(err, ErrTooLarge),
@@ -1187,14 +1198,30 @@ func FuzzFromJSONFields(f *testing.F) {
 	f.Add("user", "x", "2023-05-20T09:30:00+24:00", false, uint16(1000), []byte{1}, math.Copysign(0, -1))
 	f.Add("system", "hi", "", false, uint16(2), []byte{}, 2.0)
 	f.Add("user", "\u0000", "0000-01-01T00:00:00+01:00", false, uint16(40), []byte{1, 1, 1, 1, 1, 1}, 3e9)
+	f.Add("tool_call", "{}", "", false, uint16(2000), []byte{2, 200}, 1.0)
+	f.Add("tool_call", "supplier 4 ships on Tuesday", "2023-05-20T09:30:00Z", true, uint16(1200), []byte{}, 7.0)
 	f.Fuzz(func(t *testing.T, role, text, when string, redacted bool, n uint16, bounds []byte, odd float64) {
 		if len(text)+len(when) > 4096 || len(bounds) > 4096 {
 			return // a budget per input: the shape, not the bulk, is what is fuzzed
 		}
 		turns := make([]map[string]any, 0, min(int(n%2048), 1<<16/(len(text)+len(when)+1)))
+		half := cap(turns) / 2
 		for i := range cap(turns) {
 			tu := map[string]any{"role": role, "text": text}
-			if i%2 == 1 {
+			switch {
+			case role == string(ToolCall):
+				// One step of calls, then results in an order drawn from
+				// the time's length: a permutation or not.
+				j := i
+				if i >= half {
+					tu["role"], j = ToolResult, (i-half)*(1+len(when))%max(half, 1)
+				}
+				id := fmt.Sprintf("c%d", j)
+				if j%5 == len(text)%5 {
+					id = ""
+				}
+				tu["agent"] = map[string]any{"tool": "lookup", "call_id": id}
+			case i%2 == 1:
 				tu["role"] = "assistant"
 			}
 			if when != "" {
@@ -1217,7 +1244,7 @@ func FuzzFromJSONFields(f *testing.F) {
 		if !math.IsNaN(odd) && !math.IsInf(odd, 0) {
 			bs = append(bs, odd, strconv.FormatFloat(odd, 'g', -1, 64))
 		}
-		data, err := json.Marshal(map[string]any{"version": 1, "turns": turns, "bounds": bs})
+		data, err := json.Marshal(map[string]any{"version": FormatVersion, "turns": turns, "bounds": bs})
 		require.NoError(t, err)
 
 		var m *Memory
