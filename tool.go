@@ -3,6 +3,7 @@ package byheart
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -429,9 +430,11 @@ func callOf(tt *turn) *Call {
 // tool call and its tool message); a call no result answers (the user spoke
 // before the tool returned) and a result without its call in the reply
 // before it are best sent as their text.
-func (r Result) Pairs() []int {
-	var roles []Role
-	var ids []string
+func (r Result) Pairs() []int { return pairs(r.calls()) }
+
+// calls returns the role and the call id ("" when it has no Call) of each
+// part of r in order.
+func (r Result) calls() (roles []Role, ids []string) {
 	for _, m := range r.Messages {
 		for _, p := range m.Parts {
 			roles = append(roles, m.Role)
@@ -442,6 +445,11 @@ func (r Result) Pairs() []int {
 			ids = append(ids, id)
 		}
 	}
+	return roles, ids
+}
+
+// pairs is Pairs of the parts with the given roles and call ids.
+func pairs(roles []Role, ids []string) []int {
 	partner := make([]int, len(roles))
 	for i := range partner {
 		partner[i] = -1
@@ -466,4 +474,40 @@ func (r Result) Pairs() []int {
 		i = max(k, j+1)
 	}
 	return partner
+}
+
+// CallIDs returns, for each part of r in the order Pairs numbers them, the
+// id a provider is sent for the call or result it pairs with (see Pairs),
+// or "" for a part that pairs with none. A call and its result share one
+// id and no two calls in r share one, as providers require of a request: a
+// call keeps its own Call.ID when usable accepts it (nil accepts any
+// nonempty one) and no earlier call kept it; every other call is given one
+// made from its part's position, "byheart_call_<part>", with a suffix when
+// a call kept that id, so a made id never clashes with a real one either.
+func (r Result) CallIDs(usable func(id string) bool) []string {
+	roles, own := r.calls()
+	partner := pairs(roles, own)
+	ids := make([]string, len(partner))
+	taken := map[string]bool{}
+	var made []int // calls whose id is made
+	for c, res := range partner {
+		switch id := own[c]; {
+		case res <= c:
+		case id != "" && (usable == nil || usable(id)) && !taken[id]:
+			taken[id] = true
+			ids[c], ids[res] = id, id
+		default:
+			made = append(made, c)
+		}
+	}
+	for _, c := range made {
+		base := "byheart_call_" + strconv.Itoa(c)
+		id := base
+		for k := 2; taken[id]; k++ {
+			id = base + "_" + strconv.Itoa(k)
+		}
+		taken[id] = true
+		ids[c], ids[partner[c]] = id, id
+	}
+	return ids
 }

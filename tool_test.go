@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -973,15 +974,19 @@ func FuzzAgentTurns(f *testing.F) {
 	})
 }
 
+// callsMessage is a message of role whose parts name calls with the given
+// ids.
+func callsMessage(role Role, ids ...string) Message {
+	m := Message{Role: role}
+	for _, id := range ids {
+		m.Parts = append(m.Parts, Part{Text: "x", Call: &Call{ID: id, Name: "t"}})
+	}
+	return m
+}
+
 func TestPairsMatchesEachResultWithACallOfTheReplyBeforeIt(t *testing.T) {
 	t.Parallel()
-	msg := func(role Role, ids ...string) Message {
-		m := Message{Role: role}
-		for _, id := range ids {
-			m.Parts = append(m.Parts, Part{Text: "x", Call: &Call{ID: id, Name: "t"}})
-		}
-		return m
-	}
+	msg := callsMessage
 	cases := []struct {
 		name string
 		r    Result
@@ -1025,6 +1030,71 @@ func TestPairsMatchesEachResultWithACallOfTheReplyBeforeIt(t *testing.T) {
 				assert.GreaterOrEqual(t, parts[k], 0, "part %d is paired", k)
 			}
 			k++
+		}
+	}
+}
+
+func TestCallIDsAreUniqueInAResultAndKeepTheIDsAProviderTakes(t *testing.T) {
+	t.Parallel()
+	msg := callsMessage
+	noDot := func(id string) bool { return !strings.Contains(id, ".") }
+	cases := []struct {
+		name   string
+		r      Result
+		usable func(string) bool
+		want   []string
+	}{
+		{"own ids kept", Result{Messages: []Message{msg(User, ""), msg(ToolCall, "a", "b"), msg(ToolResult, "b", "a")}}, nil,
+			[]string{"", "a", "b", "b", "a"}},
+		{"an empty id made from the call's part", Result{Messages: []Message{msg(ToolCall, ""), msg(ToolResult, "")}}, nil,
+			[]string{"byheart_call_0", "byheart_call_0"}},
+		{"a made id a later call has for real", Result{Messages: []Message{msg(ToolCall, ""), msg(ToolResult, ""),
+			msg(ToolCall, "byheart_call_0"), msg(ToolResult, "byheart_call_0")}}, nil,
+			[]string{"byheart_call_0_2", "byheart_call_0_2", "byheart_call_0", "byheart_call_0"}},
+		{"made and suffixed ids both taken", Result{Messages: []Message{msg(ToolCall, "byheart_call_4_2"), msg(ToolResult, "byheart_call_4_2"),
+			msg(ToolCall, "byheart_call_4"), msg(ToolResult, "byheart_call_4"), msg(ToolCall, ""), msg(ToolResult, "")}}, nil,
+			[]string{"byheart_call_4_2", "byheart_call_4_2", "byheart_call_4", "byheart_call_4", "byheart_call_4_3", "byheart_call_4_3"}},
+		{"an id reused by a later step", Result{Messages: []Message{msg(ToolCall, "a"), msg(ToolResult, "a"), msg(ToolCall, "a"), msg(ToolResult, "a")}}, nil,
+			[]string{"a", "a", "byheart_call_2", "byheart_call_2"}},
+		{"an id the provider refuses", Result{Messages: []Message{msg(ToolCall, "call.1"), msg(ToolResult, "call.1")}}, noDot,
+			[]string{"byheart_call_0", "byheart_call_0"}},
+		{"unpaired parts get none", Result{Messages: []Message{msg(ToolCall, "a"), msg(User, ""), msg(ToolResult, "a")}}, nil,
+			[]string{"", "", ""}},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, c.r.CallIDs(c.usable), c.name)
+	}
+	// Any result: a pair shares one id, no two calls share one, and a
+	// call's own id is kept where it is usable and first.
+	rng := rand.New(rand.NewPCG(25, 3))
+	pool := []string{"", "", "a", "b", "byheart_call_1", "byheart_call_3", "byheart_call_3_2", "x.y"}
+	for range 2000 {
+		var r Result
+		for range 1 + rng.IntN(12) {
+			role := []Role{User, Assistant, ToolCall, ToolCall, ToolResult, ToolResult, Note}[rng.IntN(7)]
+			ids := make([]string, 1+rng.IntN(3))
+			for i := range ids {
+				ids[i] = pool[rng.IntN(len(pool))]
+			}
+			r.Messages = append(r.Messages, msg(role, ids...))
+		}
+		ids, partner := r.CallIDs(noDot), r.Pairs()
+		_, own := r.calls()
+		seen := map[string]bool{}
+		for c, res := range partner {
+			switch {
+			case res < 0:
+				require.Empty(t, ids[c])
+			case res > c:
+				require.NotEmpty(t, ids[c])
+				require.Equal(t, ids[c], ids[res])
+				require.False(t, seen[ids[c]], "id %q twice in %v", ids[c], ids)
+				require.True(t, noDot(ids[c]))
+				seen[ids[c]] = true
+				if own[c] != "" && noDot(own[c]) && !slices.Contains(ids[:c], own[c]) {
+					require.Equal(t, own[c], ids[c], "a usable id first used here is kept")
+				}
+			}
 		}
 	}
 }
