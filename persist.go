@@ -6,12 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
 // and earlier ones and refuses later ones with ErrVersion. Version 2 added
 // the stretches recalled into a kept context, version 3 the agent turns:
-// their roles, tools, call ids and sources.
+// their roles, tools, call ids and sources. A version 3 save may also say
+// what the next call's Result.Rebuild depends on beside the kept selection
+// (why one was dropped, when the previous call was asked), so a restored
+// memory gives the reason the live one would; a save without it reads as
+// one that says neither.
 const FormatVersion = 3
 
 // MaxJSON is the most bytes FromJSON reads; larger input is refused with
@@ -29,7 +34,7 @@ type wire struct {
 	Version   int        `json:"version"`
 	Turns     []wireTurn `json:"turns"`
 	Bounds    []int      `json:"bounds"`
-	Selection *wireKept  `json:"selection,omitempty"`
+	Selection any        `json:"selection,omitempty"` // a *wireKept, or a *wireWhy when none is kept
 }
 
 type wireTurn struct {
@@ -57,6 +62,17 @@ type wireKept struct {
 	// saves before it was written read, when it is not known.
 	Made    int          `json:"made,omitempty"`
 	Recalls []wireRecall `json:"recalls,omitempty"`
+	wireWhy
+}
+
+// wireWhy is what the next rebuild's reason depends on beside the kept
+// selection, saved so that a restored memory gives the reason the live one
+// would (a redaction, a lapse since the previous call): why the selection
+// was dropped, when there is none, and when the previous call was asked
+// (ComposeAt). Saves before it read as neither.
+type wireWhy struct {
+	Dropped Rebuild    `json:"dropped,omitempty"`
+	Called  *savedTime `json:"called,omitempty"`
 }
 
 type wireRecall struct {
@@ -89,13 +105,22 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// keptWire is the kept selection as ToJSON writes it; nil when there is none.
-func (m *state) keptWire() *wireKept {
+// keptWire is the kept selection as ToJSON writes it, or only why the next
+// call rebuilds when there is none; nil when there is nothing to say.
+func (m *state) keptWire() any {
+	why := wireWhy{Dropped: m.dropped}
+	if !m.called.IsZero() {
+		why.Called = (*savedTime)(&m.called)
+	}
 	sel := m.sel
 	if sel == nil {
-		return nil
+		if why == (wireWhy{}) {
+			return nil
+		}
+		return &why
 	}
-	w := &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto, Made: sel.made}
+	why.Dropped = "" // a kept selection is not dropped
+	w := &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto, Made: sel.made, wireWhy: why}
 	for _, r := range sel.recalls {
 		w.Recalls = append(w.Recalls, wireRecall{At: r.at, Keys: r.keys, Ends: r.ends})
 	}
@@ -166,14 +191,15 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: selection: %w", ErrFormat, err)
 	}
-	m.restoreKept(s)
+	m.restoreKept(s, w.Selection.why())
 	return m, nil
 }
 
 // restoreKept makes a saved selection the kept one if it is one the library
-// could have made, and otherwise drops it: the next Compose rebuilds.
-func (m *state) restoreKept(s *wireKept) {
-	m.sel = nil
+// could have made, and otherwise drops it: the next Compose rebuilds. why is
+// what the next rebuild's reason depends on, as saved.
+func (m *state) restoreKept(s *wireKept, why savedWhy) {
+	m.sel, m.dropped, m.called = nil, why.dropped, why.called
 	if s != nil && !m.validKept(s) {
 		m.dropped = RebuildRestored
 	}
@@ -213,6 +239,33 @@ type wireKeptIn struct {
 	// turn no other quote holds, so a save with more recalls than turns is
 	// one the library could not have written, and is dropped unread.
 	Recalls json.RawMessage `json:"recalls"`
+	Dropped Rebuild         `json:"dropped"`
+	Called  json.RawMessage `json:"called"`
+}
+
+// savedWhy is wireWhy as restored.
+type savedWhy struct {
+	dropped Rebuild
+	called  time.Time
+}
+
+// why returns what the save says the next rebuild's reason depends on. It
+// is derived state, like the selection: a reason this library does not
+// give, or a time ToJSON does not write, reads as none.
+func (s *wireKeptIn) why() savedWhy {
+	var w savedWhy
+	if s == nil {
+		return w
+	}
+	switch s.Dropped {
+	case RebuildFirst, RebuildRedacted, RebuildRestored:
+		w.dropped = s.Dropped
+	}
+	var t wireTime
+	if len(s.Called) > 0 && t.UnmarshalJSON(s.Called) == nil {
+		w.called = zones{}.time(t)
+	}
+	return w
 }
 
 type wireRecallIn struct {
@@ -405,12 +458,13 @@ func (m *Memory) Apply(c Changes) error {
 	// read is dropped rather than refused: the turns are what it must not lose.
 	var s *wireKept
 	var in *wireKeptIn
-	if len(c.Kept) > 0 && json.Unmarshal(c.Kept, &in) == nil {
-		if k, err := in.read(len(m.turns)); err == nil {
-			s = k
-		}
+	if len(c.Kept) > 0 && json.Unmarshal(c.Kept, &in) != nil {
+		in = nil
 	}
-	m.restoreKept(s)
+	if k, err := in.read(len(m.turns)); err == nil {
+		s = k
+	}
+	m.restoreKept(s, in.why())
 	return nil
 }
 

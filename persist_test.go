@@ -852,18 +852,23 @@ func TestApplyDropsStartsAndSelectionsItCannotUse(t *testing.T) {
 	require.NoError(t, err)
 	good := c.Bounds
 	for _, tc := range []struct {
-		name   string
-		bounds []int
-		kept   string
+		name    string
+		bounds  []int
+		kept    string
+		dropped bool // the memory says, and saves, that it dropped a selection
 	}{
-		{"starts out of range, repeated and unsorted", append([]int{-3, 0, 1 << 40, good[1]}, good...), ""},
-		{"a selection that is not JSON", good, `{"keys":`},
-		{"a selection naming turns that do not exist", good, `{"keys":[0],"ends":[999],"upto":999}`},
-		{"a selection of the wrong shape", good, `[1,2,3]`},
+		{"starts out of range, repeated and unsorted", append([]int{-3, 0, 1 << 40, good[1]}, good...), "", false},
+		{"a selection that is not JSON", good, `{"keys":`, false},
+		{"a selection naming turns that do not exist", good, `{"keys":[0],"ends":[999],"upto":999}`, true},
+		{"a selection of the wrong shape", good, `[1,2,3]`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := Restore(Changes{Turns: c.Turns, Bounds: tc.bounds, Kept: json.RawMessage(tc.kept)}, Options{Budget: 2000})
 			require.NoError(t, err)
+			if tc.dropped {
+				assert.Equal(t, strings.TrimSuffix(want, "}")+`,"selection":{"dropped":"restored"}}`, mustJSON(t, r))
+				return
+			}
 			assert.Equal(t, want, mustJSON(t, r))
 		})
 	}
@@ -1294,5 +1299,62 @@ func TestTheKeptContextsAgeIsSavedAndOlderSavesStillLoad(t *testing.T) {
 			assert.Equal(t, c.want, m2.sel.made)
 			assert.Equal(t, m.sel.block.keys, m2.sel.block.keys)
 		})
+	}
+}
+
+// The reason a call gives for a rebuild must not depend on whether the
+// memory was saved and restored in between: a copy restored by FromJSON, or
+// by Restore from a store's changes, composes what the live memory composes
+// and says why in the same words, after redactions, lapses between calls
+// (ComposeAt) and dropped selections alike.
+func TestARestoredMemoryRebuildsForTheReasonTheLiveOneWould(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	seen := map[Rebuild]int{}
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		opts := Options{Budget: 1500, Chunk: 250}
+		m := New(opts)
+		turns := chat(seed, 200)
+		next := 0
+		asked := turns[0].Time
+		for step := range 90 {
+			switch k := rng.IntN(10); {
+			case k < 6 && next < len(turns):
+				mustTurn(t, m, turns[next])
+				asked = turns[next].Time
+				next++
+			case k < 7 && m.Len() > 0:
+				require.NoError(t, m.Redact(rng.IntN(m.Len())))
+			}
+			if m.Len() == 0 {
+				continue
+			}
+			if rng.IntN(3) == 0 {
+				asked = asked.Add(time.Duration(rng.IntN(20)) * time.Minute) // now and then past a cache's lifetime
+			}
+			query := turns[rng.IntN(len(turns))].Text
+			saved, err := m.ToJSON()
+			require.NoError(t, err)
+			fromJSON, err := FromJSON(saved, opts)
+			require.NoError(t, err)
+			changes, err := m.Since(0, 0)
+			require.NoError(t, err)
+			restored, err := Restore(changes, opts)
+			require.NoError(t, err)
+			live, err := m.ComposeAt(ctx, query, asked)
+			require.NoError(t, err)
+			seen[live.Rebuild]++
+			for name, c := range map[string]*Memory{"FromJSON": fromJSON, "Restore": restored} {
+				got, err := c.ComposeAt(ctx, query, asked)
+				require.NoError(t, err)
+				require.Equal(t, live.Rebuild, got.Rebuild, "seed %d step %d: the reason after %s", seed, step, name)
+				require.Equal(t, live.Messages, got.Messages, "seed %d step %d: the context after %s", seed, step, name)
+			}
+		}
+	}
+	t.Logf("reasons seen: %v", seen)
+	for _, why := range []Rebuild{RebuildFirst, RebuildRedacted, RebuildExpired, ""} {
+		assert.Positive(t, seen[why], "no call said %q: the test does not reach it", why)
 	}
 }
