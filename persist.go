@@ -132,9 +132,13 @@ func (m *state) keptWire() any {
 // writes (RFC 3339, a year in 0-9999, an offset under a day, which may have
 // seconds); boundaries that are out of range (however large), not
 // integers, unsorted, repeated or between a tool call and its result are
-// dropped, and a kept selection whose numbers are out of range or that no
-// longer matches the boundaries is dropped too (the next Compose rebuilds),
-// since both are derived state that can be repaired. Anything else
+// dropped, and a kept selection the library could not have made is dropped
+// too (the next Compose rebuilds, with Result.Rebuild RebuildRestored),
+// since both are derived state that can be repaired: one whose numbers are
+// out of range or no longer match the boundaries, whose cut leaves out the
+// newest exchange or falls between a call and its result, whose quotes end
+// inside a stretch or overlap, or whose recalls come out of order or before
+// the cut. Anything else
 // malformed, including boundaries or a selection that are not lists of
 // numbers, is an error wrapping ErrFormat, ErrVersion or ErrTooLarge;
 // FromJSON never panics on its input. Its memory and time grow in
@@ -326,12 +330,34 @@ func cleanBounds(bounds []int, n int) []int {
 }
 
 // validKept reports whether a saved selection is one the library could
-// have made: every quote names existing stretches in ascending order, each
-// quoted from its first turn to an end no later than the next one's start
-// or the cut; recalls come in order, between the cut and the last turn; and
-// no turn is quoted twice.
+// have made, checking every invariant a live one keeps: the cut falls
+// where a stretch may start (never between a call and its result) and
+// leaves the newest exchange of the call that made it (the last Made
+// turns, all of them when Made is not known) to follow the block natively,
+// as a rebuild leaves it: the newest turn always, and the one before it
+// too unless a rebuild would cut after it (the two overrun the budget, say);
+// every quote names existing stretches in
+// ascending order, each quoted from its first turn to the end of a
+// stretch or to the cut, whichever came first when it was quoted (so it
+// ends at a stretch boundary or at the cut, and runs across boundaries
+// only where its stretch was split since, as a kept quote keeps its turns
+// then), never past the cut nor into the next quote; recalls come in order, after the cut
+// and no earlier than the block was made, none between a call and its
+// result, each quoting something; and no turn is quoted twice. A selection
+// that fails any of them is dropped, as one that no longer matches the
+// boundaries is: it is derived state, and the next call rebuilds it.
 func (m *state) validKept(s *wireKept) bool {
-	if s.Upto < 0 || s.Upto > len(m.turns) || s.Made != 0 && (s.Made < s.Upto || s.Made > len(m.turns)) {
+	n := len(m.turns)
+	if s.Upto < 0 || s.Upto >= n || s.Made != 0 && (s.Made <= s.Upto || s.Made > n) || !m.splittable(s.Upto) {
+		return false
+	}
+	// At the call that made the block (Made turns; all of them when not
+	// known), the newest exchange followed it.
+	made := n
+	if s.Made != 0 {
+		made = s.Made
+	}
+	if s.Upto > made-2 && made >= 2 && m.cutAt(made) < s.Upto {
 		return false
 	}
 	var quoted [][2]int
@@ -347,6 +373,9 @@ func (m *state) validKept(s *wireKept) bool {
 			if j := m.stretchOf(k); j < 0 || m.str[j].start != k {
 				return false
 			}
+			if e := ends[i]; e != s.Upto && m.str[m.stretchOf(e)].start != e {
+				return false
+			}
 			prev = ends[i]
 			quoted = append(quoted, [2]int{k, ends[i]})
 		}
@@ -355,9 +384,9 @@ func (m *state) validKept(s *wireKept) bool {
 	if !check(s.Keys, s.Ends) {
 		return false
 	}
-	at := s.Upto
+	at := max(s.Upto+1, s.Made)
 	for _, r := range s.Recalls {
-		if r.At < at || r.At > len(m.turns) || len(r.Keys) == 0 || !check(r.Keys, r.Ends) {
+		if r.At < at || r.At > n || m.turns[r.At-1].waiting != 0 || len(r.Keys) == 0 || !check(r.Keys, r.Ends) {
 			return false
 		}
 		at = r.At
@@ -369,6 +398,15 @@ func (m *state) validKept(s *wireKept) bool {
 		}
 	}
 	return true
+}
+
+// cutAt is where a rebuild of a memory of the first n turns would cut:
+// the cut, computed on those turns as a call composing a new query would.
+func (m *state) cutAt(n int) int {
+	turns, from, capped := m.turns, m.from, m.cap
+	m.turns, m.from, m.cap = m.turns[:n], n, stepCap{}
+	defer func() { m.turns, m.from, m.cap = turns, from, capped }()
+	return m.cut()
 }
 
 // Changes is what a Memory holds past a point at which a store saved it:

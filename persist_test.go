@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -687,6 +688,7 @@ func FuzzFromJSON(f *testing.F) {
 		}
 		if m.sel != nil {
 			checkBlock(t, m, m.sel.block.keys, m.sel.upto)
+			checkKeptAsLive(t, m)
 		}
 		for _, q := range []string{"what did I say about the race?", ""} {
 			checkRoundTrip(t, m, opts, q)
@@ -1357,4 +1359,135 @@ func TestARestoredMemoryRebuildsForTheReasonTheLiveOneWould(t *testing.T) {
 	for _, why := range []Rebuild{RebuildFirst, RebuildRedacted, RebuildExpired, ""} {
 		assert.Positive(t, seen[why], "no call said %q: the test does not reach it", why)
 	}
+}
+
+// checkKeptAsLive checks m's kept selection against every invariant a live
+// one keeps, restated apart from validKept: the cut leaves the newest
+// exchange of the call that made the block native, and falls where a
+// stretch may start; quotes start at stretch starts and end at a boundary
+// or the cut, in order; recalls follow the cut and the block's making, in
+// order, none between a call and its result; no turn is quoted twice.
+func checkKeptAsLive(t *testing.T, m *Memory) {
+	t.Helper()
+	sel, n := m.sel, len(m.turns)
+	made := n
+	if sel.made != 0 {
+		made = sel.made
+	}
+	require.Less(t, sel.upto, made, "the newest turn follows the block")
+	if sel.upto == made-1 && made >= 2 {
+		require.Equal(t, made-1, m.cutAt(made), "the turn before the newest follows the block unless a rebuild leaves it out")
+	}
+	require.True(t, m.splittable(sel.upto), "the cut separates a call from its result")
+	owner := map[int]bool{}
+	at := sel.upto + 1
+	for i, q := range slices.Collect(sel.quotes) {
+		if i > 0 {
+			r := sel.recalls[i-1]
+			require.GreaterOrEqual(t, r.at, max(at, sel.made), "recalls in order, after the cut and the block")
+			require.LessOrEqual(t, r.at, n)
+			require.Zero(t, m.turns[r.at-1].waiting, "a recall between a call and its result")
+			require.NotEmpty(t, q.keys)
+			at = r.at
+		}
+		for j, k := range q.keys {
+			require.Equal(t, k, m.str[m.stretchOf(k)].start, "a quote starts a stretch")
+			e := q.ends[j]
+			require.True(t, e == sel.upto || e < sel.upto && m.str[m.stretchOf(e)].start == e, "quote [%d, %d) ends inside a stretch", k, e)
+			for turn := k; turn < e; turn++ {
+				require.False(t, owner[turn], "turn %d quoted twice", turn)
+				owner[turn] = true
+			}
+		}
+	}
+}
+
+// mutateSelection changes one number of a saved selection at random, or
+// its shape: empties the block, repeats or drops a quote, moves a recall.
+func mutateSelection(rng *rand.Rand, sel map[string]any, n int) {
+	ints := func(v any) []any { xs, _ := v.([]any); return xs }
+	nums := []func(v float64) float64{
+		func(v float64) float64 { return v + 1 }, func(v float64) float64 { return v - 1 },
+		func(float64) float64 { return float64(n) }, func(float64) float64 { return float64(n - 1) },
+		func(float64) float64 { return float64(n - 2) }, func(float64) float64 { return 0 },
+		func(float64) float64 { return float64(rng.IntN(n + 1)) },
+	}
+	quotes := []map[string]any{sel}
+	for _, r := range ints(sel["recalls"]) {
+		if q, ok := r.(map[string]any); ok {
+			quotes = append(quotes, q)
+		}
+	}
+	q := quotes[rng.IntN(len(quotes))]
+	switch rng.IntN(6) {
+	case 0:
+		for _, f := range []string{"upto", "made", "at"} {
+			if v, ok := q[f].(float64); ok && rng.IntN(2) == 0 {
+				q[f] = nums[rng.IntN(len(nums))](v)
+			}
+		}
+	case 1, 2:
+		f := []string{"keys", "ends"}[rng.IntN(2)]
+		if xs := ints(q[f]); len(xs) > 0 {
+			i := rng.IntN(len(xs))
+			xs[i] = nums[rng.IntN(len(nums))](xs[i].(float64))
+		}
+	case 3:
+		q["keys"], q["ends"] = []any{}, []any{}
+	case 4:
+		if keys, ends := ints(q["keys"]), ints(q["ends"]); len(keys) > 0 && len(keys) == len(ends) {
+			i := rng.IntN(len(keys))
+			if rng.IntN(2) == 0 {
+				q["keys"], q["ends"] = slices.Insert(keys, i, keys[i]), slices.Insert(ends, i, ends[i])
+			} else {
+				q["keys"], q["ends"] = slices.Delete(keys, i, i+1), slices.Delete(ends, i, i+1)
+			}
+		}
+	case 5:
+		sel["recalls"] = append(ints(sel["recalls"]), map[string]any{"at": float64(rng.IntN(n + 1)),
+			"keys": []any{float64(rng.IntN(n))}, "ends": []any{float64(rng.IntN(n + 1))}})
+	}
+}
+
+// Whatever a save's selection says, the memory FromJSON restores keeps one
+// only if it is one the library could have made, and composes it as such.
+func TestFromJSONKeepsOnlySelectionsALiveMemoryCouldHold(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	recalled, recalledOpts := recalledMemory(t)
+	agent := New(Options{Budget: 900, Chunk: 120})
+	agentChat(t, agent, 30, Source{Name: "web:garden"}, func(i int) string { return fmt.Sprintf("the roses need %d litres", i) })
+	compose(t, agent, "how many litres for the roses?")
+	fixtures := []struct {
+		m    *Memory
+		opts Options
+	}{{sampleMemory(t), sampleOpts}, {recalled, recalledOpts}, {agent, agent.opt}}
+	rng := rand.New(rand.NewPCG(25, 1))
+	kept, dropped := 0, 0
+	for _, f := range fixtures {
+		require.NotNil(t, f.m.sel)
+		data := []byte(mustJSON(t, f.m))
+		for range 400 {
+			var doc map[string]any
+			require.NoError(t, json.Unmarshal(data, &doc))
+			for range 1 + rng.IntN(3) {
+				mutateSelection(rng, doc["selection"].(map[string]any), f.m.Len())
+			}
+			m, err := FromJSON(mustMarshal(t, doc), f.opts)
+			require.NoError(t, err, "a selection's numbers are derived state: a bad one is dropped, not refused")
+			if m.sel == nil {
+				dropped++
+				require.Equal(t, RebuildRestored, m.dropped)
+				continue
+			}
+			kept++
+			checkKeptAsLive(t, m)
+			r, err := m.Compose(ctx, sampleQuery)
+			require.NoError(t, err)
+			checkResult(t, m, sampleQuery, r)
+		}
+	}
+	t.Logf("%d mutated selections kept, %d dropped", kept, dropped)
+	assert.Positive(t, kept)
+	assert.Positive(t, dropped)
 }
