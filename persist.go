@@ -109,8 +109,15 @@ func (m *Memory) ToJSON() ([]byte, error) {
 // call rebuilds when there is none; nil when there is nothing to say.
 func (m *state) keptWire() any {
 	why := wireWhy{Dropped: m.dropped}
-	if !m.called.IsZero() {
-		why.Called = (*savedTime)(&m.called)
+	// Only the instant of the call matters, so it is saved in UTC.
+	// ComposeAt takes any time; one outside the years a save holds
+	// (0-9999) is left out, and a restored copy judges a lapse from the
+	// newest turn alone.
+	if called := m.called.UTC(); !called.IsZero() {
+		var buf [len(timeLayoutSeconds)]byte
+		if _, err := appendTime(buf[:0], called); err == nil {
+			why.Called = (*savedTime)(&called)
+		}
 	}
 	sel := m.sel
 	if sel == nil {
