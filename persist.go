@@ -145,11 +145,11 @@ func (m *state) keptWire() any {
 // out of range or no longer match the boundaries, whose cut leaves out the
 // newest exchange or falls between a call and its result, whose quotes end
 // inside a stretch or overlap, or whose recalls come out of order or before
-// the cut. Anything else
-// malformed, including boundaries or a selection that are not lists of
-// numbers, is an error wrapping ErrFormat, ErrVersion or ErrTooLarge;
-// FromJSON never panics on its input. Its memory and time grow in
-// proportion to the input's size.
+// the cut. Anything else malformed, including boundaries or a selection
+// that are not lists of numbers, is an error wrapping ErrFormat, ErrVersion
+// or ErrTooLarge; FromJSON never panics on its input. Its memory and time
+// grow in proportion to the input's size, however many tool calls one
+// agent step holds.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
 		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
@@ -337,22 +337,22 @@ func cleanBounds(bounds []int, n int) []int {
 }
 
 // validKept reports whether a saved selection is one the library could
-// have made, checking every invariant a live one keeps: the cut falls
-// where a stretch may start (never between a call and its result) and
-// leaves the newest exchange of the call that made it (the last Made
-// turns, all of them when Made is not known) to follow the block natively,
-// as a rebuild leaves it: the newest turn always, and the one before it
-// too unless a rebuild would cut after it (the two overrun the budget, say);
-// every quote names existing stretches in
-// ascending order, each quoted from its first turn to the end of a
-// stretch or to the cut, whichever came first when it was quoted (so it
-// ends at a stretch boundary or at the cut, and runs across boundaries
-// only where its stretch was split since, as a kept quote keeps its turns
-// then), never past the cut nor into the next quote; recalls come in order, after the cut
-// and no earlier than the block was made, none between a call and its
-// result, each quoting something; and no turn is quoted twice. A selection
-// that fails any of them is dropped, as one that no longer matches the
-// boundaries is: it is derived state, and the next call rebuilds it.
+// have made, checking every invariant a live one keeps. The cut falls where
+// a stretch may start (never between a call and its result) and leaves the
+// newest exchange of the call that made the block (the first Made turns,
+// all of them when Made is not known) to follow it natively, as a rebuild
+// leaves it: the newest turn always, the one before it too unless a rebuild
+// would cut after it (the two overrun the budget, say). Every quote names
+// existing stretches in ascending order, each quoted from its first turn
+// to the end of a stretch or to the cut, whichever came first when it was
+// quoted: it ends at a stretch boundary or at the cut (running across
+// boundaries only where its stretch was split since, as a kept quote keeps
+// its turns then), never past the cut nor into the next quote. Recalls come
+// in order, after the cut and no earlier than the block was made, none
+// between a call and its result, each quoting something; and no turn is
+// quoted twice. A selection that fails any of them is dropped, as one that
+// no longer matches the boundaries is: it is derived state, and the next
+// call rebuilds it.
 func (m *state) validKept(s *wireKept) bool {
 	n := len(m.turns)
 	if s.Upto < 0 || s.Upto >= n || s.Made != 0 && (s.Made <= s.Upto || s.Made > n) || !m.splittable(s.Upto) {
