@@ -11,7 +11,8 @@ package byheart
 // timeanchor_test.go.)
 //
 // BenchmarkHeapPerTurn reports the heap a memory retains per turn against
-// the turn's text; run it with -benchtime 1x.
+// the turn's text; run it with -benchtime 1x. BenchmarkAgentStep appends,
+// saves and loads one agent step of 10 to 10,000 tool calls.
 
 import (
 	"context"
