@@ -12,7 +12,8 @@ package byheart
 //
 // BenchmarkHeapPerTurn reports the heap a memory retains per turn against
 // the turn's text, and BenchmarkServerHeld what many held at once retain;
-// run them with -benchtime 1x.
+// run them with -benchtime 1x. BenchmarkAgentStep appends, saves and loads
+// one agent step of 10 to 10,000 tool calls.
 
 import (
 	"context"
@@ -540,4 +541,68 @@ func BenchmarkLiveTurnExpiring(b *testing.B) {
 		lat.add(time.Since(start))
 	}
 	lat.report(b)
+}
+
+// agentStep is a conversation whose one agent step holds calls tool calls
+// and their results, answered in an order that is not the calls' own.
+func agentStep(calls int) []Turn {
+	turns := []Turn{{Role: User, Text: "check every supplier's delivery status"}, {Role: Assistant, Text: "Checking each supplier."}}
+	for i := range calls {
+		turns = append(turns, Turn{Role: ToolCall, Tool: "lookup", CallID: fmt.Sprintf("call_%d", i), Text: fmt.Sprintf(`{"supplier":%d}`, i)})
+	}
+	for i := range calls {
+		j := (i*7919 + calls/2) % calls // a permutation when calls is not a multiple of 7919
+		turns = append(turns, Turn{Role: ToolResult, CallID: fmt.Sprintf("call_%d", j), Text: fmt.Sprintf("supplier %d ships on day %d", j, j%30),
+			Source: Source{Name: "tool:lookup", Authenticated: true}})
+	}
+	return append(turns, Turn{Role: Assistant, Text: "All suppliers checked."})
+}
+
+// BenchmarkAgentStep is one agent step of 10, 1,000 and 10,000 tool calls
+// with their results: appended live, read back by FromJSON, and restored
+// from a store's rows (Restore). Each must cost in proportion to the step.
+func BenchmarkAgentStep(b *testing.B) {
+	for _, calls := range []int{10, 1_000, 10_000} {
+		turns := agentStep(calls)
+		build := func(b *testing.B) *Memory {
+			m := New(Options{})
+			for _, t := range turns {
+				if _, err := m.AppendTurn(t); err != nil {
+					b.Fatal(err)
+				}
+			}
+			return m
+		}
+		b.Run(fmt.Sprintf("append/calls=%d", calls), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				build(b)
+			}
+		})
+		b.Run(fmt.Sprintf("fromjson/calls=%d", calls), func(b *testing.B) {
+			data, err := build(b).ToJSON()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				restore(b, data)
+			}
+		})
+		b.Run(fmt.Sprintf("restore/calls=%d", calls), func(b *testing.B) {
+			c, err := build(b).Since(0, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, err := Restore(c, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -622,7 +622,7 @@ func Indent(s string) string {
 // markers are. A CR LF pair is one break. s is valid UTF-8, so the breaks
 // outside ASCII (U+0085, U+2028, U+2029) are found by their bytes, and the
 // text between breaks is written in one piece.
-func writeIndented(b *strings.Builder, s string) {
+func writeIndented(b textWriter, s string) {
 	start := 0
 	for i := 0; i < len(s); {
 		n := breakAt(s, i)

@@ -378,10 +378,10 @@ func chat(seed uint64, n int) []Turn {
 	return out
 }
 
-// fillTurns appends turns to m with their times.
+// fillTurns appends turns to m as AppendTurn takes them.
 func fillTurns(m *Memory, turns []Turn) {
 	for _, t := range turns {
-		if _, err := m.AppendAt(t.Role, t.Text, t.Time); err != nil {
+		if _, err := m.AppendTurn(t); err != nil {
 			panic(err)
 		}
 	}

@@ -646,6 +646,7 @@ type state struct {
 	texts        []string   // derived: stretch texts for a Retriever, by stretch; "" until built
 	sel          *kept      // rule 3: the selection kept between calls
 	dropped      Rebuild    // why sel was dropped, if it was, for the next rebuild to report
+	calls        calls      // derived: the newest step's waiting calls
 	called       time.Time  // when the last call was asked (ComposeAt), zero if it did not say
 	judged       time.Time  // the clock turns' expiries were last judged by (see expire)
 	redactions   []int      // the turns Redact redacted, in order, for a stored copy to erase (Redactions)
@@ -846,8 +847,13 @@ func (m *state) derive(t Turn, waiting int32, expired bool) turn {
 	var native, line int
 	z := &m.meter
 	switch {
-	case t.Role.agent():
+	case t.Role.agent() && z.f != nil:
 		native, line = z.size(nativeTool(&x)), z.size(entryOf(&x))
+	case t.Role.agent():
+		var n, l runeCount
+		writeNative(&n, &x)
+		writeEntry(&l, &x)
+		native, line = int(n), int(l)
 	case z.f != nil:
 		quoted := guard(x.shown())
 		x.quoted = len(quoted) != len(x.shown())

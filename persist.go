@@ -13,7 +13,10 @@ import (
 // and earlier ones and refuses later ones with ErrVersion. Version 2 added
 // the stretches recalled into a kept context, version 3 the agent turns:
 // their roles, tools, call ids and sources, version 4 a turn's expiry
-// (Turn.Expires).
+// (Turn.Expires). A save may also say what the next call's Result.Rebuild
+// depends on beside the kept selection (why one was dropped, when the
+// previous call was asked), so a restored memory gives the reason the live
+// one would; a save without it reads as one that says neither.
 const FormatVersion = 4
 
 // MaxJSON is the most bytes FromJSON reads; larger input is refused with
@@ -31,7 +34,7 @@ type wire struct {
 	Version   int        `json:"version"`
 	Turns     []wireTurn `json:"turns"`
 	Bounds    []int      `json:"bounds"`
-	Selection *wireKept  `json:"selection,omitempty"`
+	Selection any        `json:"selection,omitempty"` // a *wireKept, or a *wireWhy when none is kept
 }
 
 type wireTurn struct {
@@ -63,6 +66,17 @@ type wireKept struct {
 	// Clock is the time the last call judged expiry by (see expire), when
 	// a turn has an expiry: the quotes show the turns as at that time.
 	Clock *savedTime `json:"clock,omitempty"`
+	wireWhy
+}
+
+// wireWhy is what the next rebuild's reason depends on beside the kept
+// selection, saved so that a restored memory gives the reason the live one
+// would (a redaction, a lapse since the previous call): why the selection
+// was dropped, when there is none, and when the previous call was asked
+// (ComposeAt). Saves before it read as neither.
+type wireWhy struct {
+	Dropped Rebuild    `json:"dropped,omitempty"`
+	Called  *savedTime `json:"called,omitempty"`
 }
 
 type wireRecall struct {
@@ -98,13 +112,29 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// keptWire is the kept selection as ToJSON writes it; nil when there is none.
-func (m *state) keptWire() *wireKept {
+// keptWire is the kept selection as ToJSON writes it, or only why the next
+// call rebuilds when there is none; nil when there is nothing to say.
+func (m *state) keptWire() any {
+	why := wireWhy{Dropped: m.dropped}
+	// Only the instant of the call matters, so it is saved in UTC.
+	// ComposeAt takes any time; one outside the years a save holds
+	// (0-9999) is left out, and a restored copy judges a lapse from the
+	// newest turn alone.
+	if called := m.called.UTC(); !called.IsZero() {
+		var buf [len(timeLayoutSeconds)]byte
+		if _, err := appendTime(buf[:0], called); err == nil {
+			why.Called = (*savedTime)(&called)
+		}
+	}
 	sel := m.sel
 	if sel == nil {
-		return nil
+		if why == (wireWhy{}) {
+			return nil
+		}
+		return &why
 	}
-	w := &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto, Made: sel.made}
+	why.Dropped = "" // a kept selection is not dropped
+	w := &wireKept{Keys: orEmpty(sel.block.keys), Ends: orEmpty(sel.block.ends), Upto: sel.upto, Made: sel.made, wireWhy: why}
 	if m.exp != nil {
 		w.Clock = savedClock(m.judged)
 	}
@@ -119,13 +149,17 @@ func (m *state) keptWire() *wireKept {
 // writes (RFC 3339, a year in 0-9999, an offset under a day, which may have
 // seconds); boundaries that are out of range (however large), not
 // integers, unsorted, repeated or between a tool call and its result are
-// dropped, and a kept selection whose numbers are out of range or that no
-// longer matches the boundaries is dropped too (the next Compose rebuilds),
-// since both are derived state that can be repaired. Anything else
-// malformed, including boundaries or a selection that are not lists of
-// numbers, is an error wrapping ErrFormat, ErrVersion or ErrTooLarge;
-// FromJSON never panics on its input. Its memory and time grow in
-// proportion to the input's size.
+// dropped, and a kept selection the library could not have made is dropped
+// too (the next Compose rebuilds, with Result.Rebuild RebuildRestored),
+// since both are derived state that can be repaired: one whose numbers are
+// out of range or no longer match the boundaries, whose cut leaves out the
+// newest exchange or falls between a call and its result, whose quotes end
+// inside a stretch or overlap, or whose recalls come out of order or before
+// the cut. Anything else malformed, including boundaries or a selection
+// that are not lists of numbers, is an error wrapping ErrFormat, ErrVersion
+// or ErrTooLarge; FromJSON never panics on its input. Its memory and time
+// grow in proportion to the input's size, however many tool calls one
+// agent step holds.
 func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if len(data) > MaxJSON {
 		return nil, fmt.Errorf("%w: got %d", ErrTooLarge, len(data))
@@ -179,14 +213,15 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: selection: %w", ErrFormat, err)
 	}
-	m.restoreKept(s)
+	m.restoreKept(s, w.Selection.why())
 	return m, nil
 }
 
 // restoreKept makes a saved selection the kept one if it is one the library
-// could have made, and otherwise drops it: the next Compose rebuilds.
-func (m *state) restoreKept(s *wireKept) {
-	m.sel = nil
+// could have made, and otherwise drops it: the next Compose rebuilds. why is
+// what the next rebuild's reason depends on, as saved.
+func (m *state) restoreKept(s *wireKept, why savedWhy) {
+	m.sel, m.dropped, m.called = nil, why.dropped, why.called
 	// The quotes must show the turns as the saved log did: at the clock
 	// it was composed by, or, for none, by the one a call would judge by.
 	now := m.clock()
@@ -234,6 +269,33 @@ type wireKeptIn struct {
 	// turn no other quote holds, so a save with more recalls than turns is
 	// one the library could not have written, and is dropped unread.
 	Recalls json.RawMessage `json:"recalls"`
+	Dropped Rebuild         `json:"dropped"`
+	Called  json.RawMessage `json:"called"`
+}
+
+// savedWhy is wireWhy as restored.
+type savedWhy struct {
+	dropped Rebuild
+	called  time.Time
+}
+
+// why returns what the save says the next rebuild's reason depends on. It
+// is derived state, like the selection: a reason this library does not
+// give, or a time ToJSON does not write, reads as none.
+func (s *wireKeptIn) why() savedWhy {
+	var w savedWhy
+	if s == nil {
+		return w
+	}
+	switch s.Dropped {
+	case RebuildFirst, RebuildRedacted, RebuildRestored:
+		w.dropped = s.Dropped
+	}
+	var t wireTime
+	if len(s.Called) > 0 && t.UnmarshalJSON(s.Called) == nil {
+		w.called = zones{}.time(t)
+	}
+	return w
 }
 
 type wireRecallIn struct {
@@ -297,12 +359,34 @@ func cleanBounds(bounds []int, n int) []int {
 }
 
 // validKept reports whether a saved selection is one the library could
-// have made: every quote names existing stretches in ascending order, each
-// quoted from its first turn to an end no later than the next one's start
-// or the cut; recalls come in order, between the cut and the last turn; and
-// no turn is quoted twice.
+// have made, checking every invariant a live one keeps. The cut falls where
+// a stretch may start (never between a call and its result) and leaves the
+// newest exchange of the call that made the block (the first Made turns,
+// all of them when Made is not known) to follow it natively, as a rebuild
+// leaves it: the newest turn always, the one before it too unless a rebuild
+// would cut after it (the two overrun the budget, say). Every quote names
+// existing stretches in ascending order, each quoted from its first turn
+// to the end of a stretch or to the cut, whichever came first when it was
+// quoted: it ends at a stretch boundary or at the cut (running across
+// boundaries only where its stretch was split since, as a kept quote keeps
+// its turns then), never past the cut nor into the next quote. Recalls come
+// in order, after the cut and no earlier than the block was made, none
+// between a call and its result, each quoting something; and no turn is
+// quoted twice. A selection that fails any of them is dropped, as one that
+// no longer matches the boundaries is: it is derived state, and the next
+// call rebuilds it.
 func (m *state) validKept(s *wireKept) bool {
-	if s.Upto < 0 || s.Upto > len(m.turns) || s.Made != 0 && (s.Made < s.Upto || s.Made > len(m.turns)) {
+	n := len(m.turns)
+	if s.Upto < 0 || s.Upto >= n || s.Made != 0 && (s.Made <= s.Upto || s.Made > n) || !m.splittable(s.Upto) {
+		return false
+	}
+	// At the call that made the block (Made turns; all of them when not
+	// known), the newest exchange followed it.
+	made := n
+	if s.Made != 0 {
+		made = s.Made
+	}
+	if s.Upto > made-2 && made >= 2 && m.cutAt(made) < s.Upto {
 		return false
 	}
 	var quoted [][2]int
@@ -318,6 +402,9 @@ func (m *state) validKept(s *wireKept) bool {
 			if j := m.stretchOf(k); j < 0 || m.str[j].start != k {
 				return false
 			}
+			if e := ends[i]; e != s.Upto && m.str[m.stretchOf(e)].start != e {
+				return false
+			}
 			prev = ends[i]
 			quoted = append(quoted, [2]int{k, ends[i]})
 		}
@@ -326,9 +413,9 @@ func (m *state) validKept(s *wireKept) bool {
 	if !check(s.Keys, s.Ends) {
 		return false
 	}
-	at := s.Upto
+	at := max(s.Upto+1, s.Made)
 	for _, r := range s.Recalls {
-		if r.At < at || r.At > len(m.turns) || len(r.Keys) == 0 || !check(r.Keys, r.Ends) {
+		if r.At < at || r.At > n || m.turns[r.At-1].waiting != 0 || len(r.Keys) == 0 || !check(r.Keys, r.Ends) {
 			return false
 		}
 		at = r.At
@@ -340,6 +427,15 @@ func (m *state) validKept(s *wireKept) bool {
 		}
 	}
 	return true
+}
+
+// cutAt is where a rebuild of a memory of the first n turns would cut:
+// the cut, computed on those turns as a call composing a new query would.
+func (m *state) cutAt(n int) int {
+	turns, from, capped := m.turns, m.from, m.cap
+	m.turns, m.from, m.cap = m.turns[:n], n, stepCap{}
+	defer func() { m.turns, m.from, m.cap = turns, from, capped }()
+	return m.cut()
 }
 
 // Changes is what a Memory holds past a point at which a store saved it:
@@ -416,7 +512,7 @@ func (m *Memory) Apply(c Changes) error {
 			x, err = m.acceptStored(t)
 		}
 		if err != nil {
-			m.turns, m.total = m.turns[:n], total
+			m.turns, m.total, m.calls = m.turns[:n], total, calls{}
 			m.forgetExpiries(n)
 			return fmt.Errorf("%w: turn %d: %w", ErrFormat, n+i, err)
 		}
@@ -431,12 +527,13 @@ func (m *Memory) Apply(c Changes) error {
 	// read is dropped rather than refused: the turns are what it must not lose.
 	var s *wireKept
 	var in *wireKeptIn
-	if len(c.Kept) > 0 && json.Unmarshal(c.Kept, &in) == nil {
-		if k, err := in.read(len(m.turns)); err == nil {
-			s = k
-		}
+	if len(c.Kept) > 0 && json.Unmarshal(c.Kept, &in) != nil {
+		in = nil
 	}
-	m.restoreKept(s)
+	if k, err := in.read(len(m.turns)); err == nil {
+		s = k
+	}
+	m.restoreKept(s, in.why())
 	return nil
 }
 

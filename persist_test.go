@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -659,9 +660,20 @@ func FuzzFromJSON(f *testing.F) {
 	f.Add([]byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`))
 	f.Add([]byte("  \n\t "))
 	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"\ud800 lone surrogate"}]}`))
+	for _, calls := range []int{3, 600} {
+		m := New(Options{Budget: 400, Chunk: 60})
+		fillTurns(m, agentStep(calls))
+		fillTurns(m, []Turn{{Role: User, Text: "which supplier ships on day 7?"}})
+		_, err := m.Compose(context.Background(), "supplier day 7")
+		require.NoError(f, err)
+		f.Add([]byte(mustJSON(f, m)))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		opts := Options{Budget: 400, Chunk: 60}
-		m, err := FromJSON(data, opts)
+		var m *Memory
+		var err error
+		got := allocatedBy(func() { m, err = FromJSON(data, opts) })
+		require.LessOrEqual(t, got, uint64(8*len(data)+64<<10), "%d bytes allocated for %d bytes in", got, len(data))
 		if err != nil {
 			require.Nil(t, m)
 			require.True(t, errors.Is(err, ErrFormat) || errors.Is(err, ErrVersion) || errors.Is(err, ErrTooLarge),
@@ -677,6 +689,7 @@ func FuzzFromJSON(f *testing.F) {
 		}
 		if m.sel != nil {
 			checkBlock(t, m, m.sel.block.keys, m.sel.upto)
+			checkKeptAsLive(t, m)
 		}
 		for _, q := range []string{"what did I say about the race?", ""} {
 			checkRoundTrip(t, m, opts, q)
@@ -842,18 +855,23 @@ func TestApplyDropsStartsAndSelectionsItCannotUse(t *testing.T) {
 	require.NoError(t, err)
 	good := c.Bounds
 	for _, tc := range []struct {
-		name   string
-		bounds []int
-		kept   string
+		name    string
+		bounds  []int
+		kept    string
+		dropped bool // the memory says, and saves, that it dropped a selection
 	}{
-		{"starts out of range, repeated and unsorted", append([]int{-3, 0, 1 << 40, good[1]}, good...), ""},
-		{"a selection that is not JSON", good, `{"keys":`},
-		{"a selection naming turns that do not exist", good, `{"keys":[0],"ends":[999],"upto":999}`},
-		{"a selection of the wrong shape", good, `[1,2,3]`},
+		{"starts out of range, repeated and unsorted", append([]int{-3, 0, 1 << 40, good[1]}, good...), "", false},
+		{"a selection that is not JSON", good, `{"keys":`, false},
+		{"a selection naming turns that do not exist", good, `{"keys":[0],"ends":[999],"upto":999}`, true},
+		{"a selection of the wrong shape", good, `[1,2,3]`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := Restore(Changes{Turns: c.Turns, Bounds: tc.bounds, Kept: json.RawMessage(tc.kept)}, Options{Budget: 2000})
 			require.NoError(t, err)
+			if tc.dropped {
+				assert.Equal(t, strings.TrimSuffix(want, "}")+`,"selection":{"dropped":"restored"}}`, mustJSON(t, r))
+				return
+			}
 			assert.Equal(t, want, mustJSON(t, r))
 		})
 	}
@@ -1092,7 +1110,36 @@ func hostileSaves() map[string][]byte {
 	saves["a million recalls"] = []byte(`{"version":2,"turns":[{"role":"user","text":"hi"},{"role":"user","text":"hi"}],` +
 		`"bounds":[0,1],"selection":{"keys":[],"ends":[],"upto":1,"recalls":[` +
 		strings.TrimSuffix(strings.Repeat(`{"at":2,"keys":[0],"ends":[1]},`, 200_000), ",") + `]}}`)
+	for name, turns := range agentShapes(4000) {
+		m := New(Options{})
+		fillTurns(m, turns)
+		saves[name] = []byte(mustJSON(&collector{}, m))
+	}
 	return saves
+}
+
+// agentShapes are conversations heavy with agent turns, of the shapes an
+// agent writes and of shapes crafted to cost the most per byte: one step of
+// many calls and their results, many small steps, calls without ids, calls
+// no result answers.
+func agentShapes(calls int) map[string][]Turn {
+	var small, blank, unanswered []Turn
+	for i := range calls {
+		id := fmt.Sprintf("c%d", i)
+		small = append(small, Turn{Role: User, Text: "next?"}, Turn{Role: ToolCall, Tool: "t", CallID: id, Text: "{}"},
+			Turn{Role: ToolResult, CallID: id, Text: "ok", Source: Source{Name: "tool:t", Authenticated: true}})
+		blank = append(blank, Turn{Role: ToolCall, Tool: "t", Text: "{}"})
+		unanswered = append(unanswered, Turn{Role: ToolCall, Tool: "t", CallID: id, Text: "{}"})
+	}
+	for range calls {
+		blank = append(blank, Turn{Role: ToolResult, Text: "ok"})
+	}
+	return map[string][]Turn{
+		fmt.Sprintf("one step of %d calls and their results", calls): agentStep(calls),
+		fmt.Sprintf("%d steps of a call and its result", calls):      small,
+		fmt.Sprintf("one step of %d calls without ids", calls):       blank,
+		fmt.Sprintf("one step of %d calls no result answers", calls): unanswered,
+	}
 }
 
 // allocatedBy is the bytes f allocates.
@@ -1221,14 +1268,30 @@ func FuzzFromJSONFields(f *testing.F) {
 	f.Add("user", "x", "2023-05-20T09:30:00+24:00", false, uint16(1000), []byte{1}, math.Copysign(0, -1))
 	f.Add("system", "hi", "", false, uint16(2), []byte{}, 2.0)
 	f.Add("user", "\u0000", "0000-01-01T00:00:00+01:00", false, uint16(40), []byte{1, 1, 1, 1, 1, 1}, 3e9)
+	f.Add("tool_call", "{}", "", false, uint16(2000), []byte{2, 200}, 1.0)
+	f.Add("tool_call", "supplier 4 ships on Tuesday", "2023-05-20T09:30:00Z", true, uint16(1200), []byte{}, 7.0)
 	f.Fuzz(func(t *testing.T, role, text, when string, redacted bool, n uint16, bounds []byte, odd float64) {
 		if len(text)+len(when) > 4096 || len(bounds) > 4096 {
 			return // a budget per input: the shape, not the bulk, is what is fuzzed
 		}
 		turns := make([]map[string]any, 0, min(int(n%2048), 1<<16/(len(text)+len(when)+1)))
+		half := cap(turns) / 2
 		for i := range cap(turns) {
 			tu := map[string]any{"role": role, "text": text}
-			if i%2 == 1 {
+			switch {
+			case role == string(ToolCall):
+				// One step of calls, then results in an order drawn from
+				// the time's length: a permutation or not.
+				j := i
+				if i >= half {
+					tu["role"], j = ToolResult, (i-half)*(1+len(when))%max(half, 1)
+				}
+				id := fmt.Sprintf("c%d", j)
+				if j%5 == len(text)%5 {
+					id = ""
+				}
+				tu["agent"] = map[string]any{"tool": "lookup", "call_id": id}
+			case i%2 == 1:
 				tu["role"] = "assistant"
 			}
 			if when != "" {
@@ -1251,7 +1314,7 @@ func FuzzFromJSONFields(f *testing.F) {
 		if !math.IsNaN(odd) && !math.IsInf(odd, 0) {
 			bs = append(bs, odd, strconv.FormatFloat(odd, 'g', -1, 64))
 		}
-		data, err := json.Marshal(map[string]any{"version": 1, "turns": turns, "bounds": bs})
+		data, err := json.Marshal(map[string]any{"version": FormatVersion, "turns": turns, "bounds": bs})
 		require.NoError(t, err)
 
 		var m *Memory
@@ -1302,4 +1365,192 @@ func TestTheKeptContextsAgeIsSavedAndOlderSavesStillLoad(t *testing.T) {
 			assert.Equal(t, m.sel.block.keys, m2.sel.block.keys)
 		})
 	}
+}
+
+// The reason a call gives for a rebuild must not depend on whether the
+// memory was saved and restored in between: a copy restored by FromJSON, or
+// by Restore from a store's changes, composes what the live memory composes
+// and says why in the same words, after redactions, lapses between calls
+// (ComposeAt) and dropped selections alike.
+func TestARestoredMemoryRebuildsForTheReasonTheLiveOneWould(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	seen := map[Rebuild]int{}
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		opts := Options{Budget: 1500, Chunk: 250}
+		m := New(opts)
+		turns := chat(seed, 200)
+		next := 0
+		asked := turns[0].Time
+		for step := range 90 {
+			switch k := rng.IntN(10); {
+			case k < 6 && next < len(turns):
+				mustTurn(t, m, turns[next])
+				asked = turns[next].Time
+				next++
+			case k < 7 && m.Len() > 0:
+				require.NoError(t, m.Redact(rng.IntN(m.Len())))
+			}
+			if m.Len() == 0 {
+				continue
+			}
+			if rng.IntN(3) == 0 {
+				asked = asked.Add(time.Duration(rng.IntN(20)) * time.Minute) // now and then past a cache's lifetime
+			}
+			query := turns[rng.IntN(len(turns))].Text
+			saved, err := m.ToJSON()
+			require.NoError(t, err)
+			fromJSON, err := FromJSON(saved, opts)
+			require.NoError(t, err)
+			changes, err := m.Since(0, 0)
+			require.NoError(t, err)
+			restored, err := Restore(changes, opts)
+			require.NoError(t, err)
+			live, err := m.ComposeAt(ctx, query, asked)
+			require.NoError(t, err)
+			seen[live.Rebuild]++
+			for name, c := range map[string]*Memory{"FromJSON": fromJSON, "Restore": restored} {
+				got, err := c.ComposeAt(ctx, query, asked)
+				require.NoError(t, err)
+				require.Equal(t, live.Rebuild, got.Rebuild, "seed %d step %d: the reason after %s", seed, step, name)
+				require.Equal(t, live.Messages, got.Messages, "seed %d step %d: the context after %s", seed, step, name)
+			}
+		}
+	}
+	t.Logf("reasons seen: %v", seen)
+	for _, why := range []Rebuild{RebuildFirst, RebuildRedacted, RebuildExpired, ""} {
+		assert.Positive(t, seen[why], "no call said %q: the test does not reach it", why)
+	}
+}
+
+// checkKeptAsLive checks m's kept selection against every invariant a live
+// one keeps, restated apart from validKept: the cut leaves the newest
+// exchange of the call that made the block native, and falls where a
+// stretch may start; quotes start at stretch starts and end at a boundary
+// or the cut, in order; recalls follow the cut and the block's making, in
+// order, none between a call and its result; no turn is quoted twice.
+func checkKeptAsLive(t *testing.T, m *Memory) {
+	t.Helper()
+	sel, n := m.sel, len(m.turns)
+	made := n
+	if sel.made != 0 {
+		made = sel.made
+	}
+	require.Less(t, sel.upto, made, "the newest turn follows the block")
+	if sel.upto == made-1 && made >= 2 {
+		require.Equal(t, made-1, m.cutAt(made), "the turn before the newest follows the block unless a rebuild leaves it out")
+	}
+	require.True(t, m.splittable(sel.upto), "the cut separates a call from its result")
+	owner := map[int]bool{}
+	at := sel.upto + 1
+	for i, q := range slices.Collect(sel.quotes) {
+		if i > 0 {
+			r := sel.recalls[i-1]
+			require.GreaterOrEqual(t, r.at, max(at, sel.made), "recalls in order, after the cut and the block")
+			require.LessOrEqual(t, r.at, n)
+			require.Zero(t, m.turns[r.at-1].waiting, "a recall between a call and its result")
+			require.NotEmpty(t, q.keys)
+			at = r.at
+		}
+		for j, k := range q.keys {
+			require.Equal(t, k, m.str[m.stretchOf(k)].start, "a quote starts a stretch")
+			e := q.ends[j]
+			require.True(t, e == sel.upto || e < sel.upto && m.str[m.stretchOf(e)].start == e, "quote [%d, %d) ends inside a stretch", k, e)
+			for turn := k; turn < e; turn++ {
+				require.False(t, owner[turn], "turn %d quoted twice", turn)
+				owner[turn] = true
+			}
+		}
+	}
+}
+
+// mutateSelection changes one number of a saved selection at random, or
+// its shape: empties the block, repeats or drops a quote, moves a recall.
+func mutateSelection(rng *rand.Rand, sel map[string]any, n int) {
+	ints := func(v any) []any { xs, _ := v.([]any); return xs }
+	nums := []func(v float64) float64{
+		func(v float64) float64 { return v + 1 }, func(v float64) float64 { return v - 1 },
+		func(float64) float64 { return float64(n) }, func(float64) float64 { return float64(n - 1) },
+		func(float64) float64 { return float64(n - 2) }, func(float64) float64 { return 0 },
+		func(float64) float64 { return float64(rng.IntN(n + 1)) },
+	}
+	quotes := []map[string]any{sel}
+	for _, r := range ints(sel["recalls"]) {
+		if q, ok := r.(map[string]any); ok {
+			quotes = append(quotes, q)
+		}
+	}
+	q := quotes[rng.IntN(len(quotes))]
+	switch rng.IntN(6) {
+	case 0:
+		for _, f := range []string{"upto", "made", "at"} {
+			if v, ok := q[f].(float64); ok && rng.IntN(2) == 0 {
+				q[f] = nums[rng.IntN(len(nums))](v)
+			}
+		}
+	case 1, 2:
+		f := []string{"keys", "ends"}[rng.IntN(2)]
+		if xs := ints(q[f]); len(xs) > 0 {
+			i := rng.IntN(len(xs))
+			xs[i] = nums[rng.IntN(len(nums))](xs[i].(float64))
+		}
+	case 3:
+		q["keys"], q["ends"] = []any{}, []any{}
+	case 4:
+		if keys, ends := ints(q["keys"]), ints(q["ends"]); len(keys) > 0 && len(keys) == len(ends) {
+			i := rng.IntN(len(keys))
+			if rng.IntN(2) == 0 {
+				q["keys"], q["ends"] = slices.Insert(keys, i, keys[i]), slices.Insert(ends, i, ends[i])
+			} else {
+				q["keys"], q["ends"] = slices.Delete(keys, i, i+1), slices.Delete(ends, i, i+1)
+			}
+		}
+	case 5:
+		sel["recalls"] = append(ints(sel["recalls"]), map[string]any{"at": float64(rng.IntN(n + 1)),
+			"keys": []any{float64(rng.IntN(n))}, "ends": []any{float64(rng.IntN(n + 1))}})
+	}
+}
+
+// Whatever a save's selection says, the memory FromJSON restores keeps one
+// only if it is one the library could have made, and composes it as such.
+func TestFromJSONKeepsOnlySelectionsALiveMemoryCouldHold(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	recalled, recalledOpts := recalledMemory(t)
+	agent := New(Options{Budget: 900, Chunk: 120})
+	agentChat(t, agent, 30, Source{Name: "web:garden"}, func(i int) string { return fmt.Sprintf("the roses need %d litres", i) })
+	compose(t, agent, "how many litres for the roses?")
+	fixtures := []struct {
+		m    *Memory
+		opts Options
+	}{{sampleMemory(t), sampleOpts}, {recalled, recalledOpts}, {agent, agent.opt}}
+	rng := rand.New(rand.NewPCG(25, 1))
+	kept, dropped := 0, 0
+	for _, f := range fixtures {
+		require.NotNil(t, f.m.sel)
+		data := []byte(mustJSON(t, f.m))
+		for range 400 {
+			var doc map[string]any
+			require.NoError(t, json.Unmarshal(data, &doc))
+			for range 1 + rng.IntN(3) {
+				mutateSelection(rng, doc["selection"].(map[string]any), f.m.Len())
+			}
+			m, err := FromJSON(mustMarshal(t, doc), f.opts)
+			require.NoError(t, err, "a selection's numbers are derived state: a bad one is dropped, not refused")
+			if m.sel == nil {
+				dropped++
+				require.Equal(t, RebuildRestored, m.dropped)
+				continue
+			}
+			kept++
+			checkKeptAsLive(t, m)
+			r, err := m.Compose(ctx, sampleQuery)
+			require.NoError(t, err)
+			checkResult(t, m, sampleQuery, r)
+		}
+	}
+	t.Logf("%d mutated selections kept, %d dropped", kept, dropped)
+	assert.Positive(t, kept)
+	assert.Positive(t, dropped)
 }

@@ -3,6 +3,7 @@ package byheart
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -61,6 +62,9 @@ var (
 // rendered with framing of their own.
 func (r Role) agent() bool { return r == ToolCall || r == ToolResult || r == Note }
 
+// tool reports whether r is a tool call's or a tool result's.
+func (r Role) tool() bool { return r == ToolCall || r == ToolResult }
+
 // framed reports whether r holds outside material, shown only in a frame
 // that names its source.
 func (r Role) framed() bool { return r == ToolResult || r == Note }
@@ -73,7 +77,7 @@ func checkFields(t Turn) error {
 	if t.Redacted {
 		return fmt.Errorf("%w: a redacted turn has no text to append", ErrEmpty)
 	}
-	tool := t.Role == ToolCall || t.Role == ToolResult
+	tool := t.Role.tool()
 	switch {
 	case !tool && (t.Tool != "" || t.CallID != ""):
 		return fmt.Errorf("%w: a %s turn has no tool or call id", ErrTool, t.Role)
@@ -168,38 +172,75 @@ func (m *state) stepOf(t Turn) (Turn, int32, error) {
 }
 
 // waitingCall returns the first call of the current step with the given id
-// that no result has answered, or -1. Results answer, in order, the first
-// waiting call with their id, so the calls that wait all come after the
-// step last had none waiting.
+// that no result has answered, or -1. m is locked.
 func (m *state) waitingCall(id string) int {
-	lo := len(m.turns)
-	for i := lo - 1; i >= 0 && m.turns[i].waiting > 0; i-- {
-		lo = i
-		if i > 0 && !continues(m.turns[i-1].Role(), m.turns[i].Role()) {
-			break
+	c := &m.calls
+	c.sync(m.turns)
+	if id == "" {
+		if len(c.blank) == 0 {
+			return -1
 		}
+		return c.blank[0]
 	}
-	var calls []int
-	for i := lo; i < len(m.turns); i++ {
-		tt := &m.turns[i]
-		switch tt.Role() {
-		case ToolCall:
-			calls = append(calls, i)
-		case ToolResult:
-			for j, c := range calls {
-				if m.turns[c].agent.CallID == tt.agent.CallID {
-					calls = append(calls[:j], calls[j+1:]...)
-					break
-				}
-			}
-		}
-	}
-	for _, c := range calls {
-		if m.turns[c].agent.CallID == id {
-			return c
-		}
+	if i, ok := c.byID[id]; ok {
+		return i
 	}
 	return -1
+}
+
+// calls is the current step's calls that wait for their result, by id, so
+// that a result finds its call, and a call a clash, at a cost that does not
+// grow with the step: an agent step may hold thousands of calls. It is
+// derived from the turns and brought up to date as they grow.
+type calls struct {
+	upto  int            // the turns it reflects: turns[:upto]
+	valid bool           // false: rebuild from the newest step's start
+	byID  map[string]int // a waiting call with an id, by it
+	blank []int          // the waiting calls without an id, oldest first
+}
+
+// sync brings c up to date with turns. A call id is unique among the
+// waiting calls of a step (stepOf refuses a second one), and every call of
+// a step comes before its results, so one call waits per id, but for the
+// empty id, whose calls results answer oldest first.
+func (c *calls) sync(turns []turn) {
+	if !c.valid || c.upto > len(turns) {
+		start := len(turns) - 1
+		for start > 0 && continues(turns[start-1].Role(), turns[start].Role()) {
+			start--
+		}
+		c.reset()
+		c.valid, c.upto = true, max(start, 0)
+	}
+	for ; c.upto < len(turns); c.upto++ {
+		i := c.upto
+		tt := &turns[i]
+		if i > 0 && !continues(turns[i-1].Role(), tt.Role()) {
+			c.reset()
+		}
+		if !tt.Role().tool() {
+			continue
+		}
+		id := tt.agent.CallID
+		switch {
+		case tt.Role() == ToolCall && id == "":
+			c.blank = append(c.blank, i)
+		case tt.Role() == ToolCall && c.byID == nil:
+			c.byID = map[string]int{id: i}
+		case tt.Role() == ToolCall:
+			c.byID[id] = i
+		case id == "" && len(c.blank) > 0:
+			c.blank = c.blank[1:]
+		default:
+			delete(c.byID, id)
+		}
+	}
+}
+
+// reset forgets the waiting calls, keeping the storage for the next step.
+func (c *calls) reset() {
+	clear(c.byID)
+	c.blank = c.blank[:0]
 }
 
 // splitsBefore reports whether a stretch, or the native tail, may start
@@ -251,37 +292,35 @@ const (
 	withheld     = " withheld: its source is not authenticated"
 )
 
-// head is what a frame says of a result or a note after its marker: the
-// tool, the source and whether it is vouched for.
-func head(tt *turn) string {
+// writeHead writes what a frame says of a result or a note after its
+// marker: the tool, the source and whether it is vouched for.
+func writeHead(w textWriter, tt *turn) {
 	a := tt.agent
-	var b strings.Builder
 	if tt.Role() == ToolResult {
-		b.WriteString(" of ")
-		b.WriteString(sourceLabel(a.Tool))
+		w.WriteString(" of ")
+		w.WriteString(sourceLabel(a.Tool))
 	}
 	switch {
 	case tt.hidden:
-		b.WriteString(withheld)
-		return b.String()
+		w.WriteString(withheld)
+		return
 	case tt.Redacted, tt.expired:
-		b.WriteString(":")
-		return b.String()
+		w.WriteString(":")
+		return
 	}
 	if tt.Role() == ToolResult && a.Source.Name != "" {
-		b.WriteString(",")
+		w.WriteString(",")
 	}
 	if tt.Role() == Note || a.Source.Name != "" {
-		b.WriteString(" from ")
-		b.WriteString(sourceLabel(a.Source.Name))
+		w.WriteString(" from ")
+		w.WriteString(sourceLabel(a.Source.Name))
 	}
 	if a.Source.Authenticated {
-		b.WriteString(vouched)
+		w.WriteString(vouched)
 	} else {
-		b.WriteString(unverified)
+		w.WriteString(unverified)
 	}
-	b.WriteString(material)
-	return b.String()
+	w.WriteString(material)
 }
 
 // markers are the markers that open and end a result's or a note's frame.
@@ -298,25 +337,46 @@ func callText(tt *turn) string { return callPrefix + sourceLabel(tt.agent.Tool) 
 
 // writeFrame writes a result's or a note's head and its guarded text,
 // every line after the head indented.
-func writeFrame(b *strings.Builder, tt *turn) {
+func writeFrame(w textWriter, tt *turn) {
 	open, _ := markers(tt.Role())
-	b.WriteString(open)
-	b.WriteString(head(tt))
+	w.WriteString(open)
+	writeHead(w, tt)
 	if !tt.hidden {
-		b.WriteString("\n  ")
-		writeIndented(b, guard(tt.shown()))
+		w.WriteString("\n  ")
+		writeIndented(w, guard(tt.shown()))
 	}
 }
 
 // writeEntry writes agent turn tt as the memory block quotes it.
-func writeEntry(b *strings.Builder, tt *turn) {
+func writeEntry(w textWriter, tt *turn) {
 	if tt.Role() == ToolCall {
-		b.WriteString(label(Assistant))
-		writeIndented(b, guard(callText(tt)))
+		w.WriteString(label(Assistant))
+		writeIndented(w, guard(callText(tt)))
 	} else {
-		writeFrame(b, tt)
+		writeFrame(w, tt)
 	}
-	b.WriteByte('\n')
+	w.WriteByte('\n')
+}
+
+// writeNative writes agent turn tt as its own message part.
+func writeNative(w textWriter, tt *turn) {
+	if tt.Role() == ToolCall {
+		w.WriteString(guard(callText(tt)))
+		return
+	}
+	writeFrame(w, tt)
+	if !tt.hidden {
+		_, end := markers(tt.Role())
+		w.WriteByte('\n')
+		w.WriteString(end)
+	}
+}
+
+// nativeTool is agent turn tt as its own message part.
+func nativeTool(tt *turn) string {
+	var b strings.Builder
+	writeNative(&b, tt)
+	return b.String()
 }
 
 // entryOf is what writeEntry writes for tt.
@@ -326,19 +386,25 @@ func entryOf(tt *turn) string {
 	return b.String()
 }
 
-// nativeTool is agent turn tt as its own message part.
-func nativeTool(tt *turn) string {
-	if tt.Role() == ToolCall {
-		return guard(callText(tt))
-	}
-	var b strings.Builder
-	writeFrame(&b, tt)
-	if !tt.hidden {
-		_, end := markers(tt.Role())
-		b.WriteByte('\n')
-		b.WriteString(end)
-	}
-	return b.String()
+// textWriter is what a turn's framing is written to: a strings.Builder, or
+// a runeCount that only sizes it.
+type textWriter interface {
+	WriteString(s string) (int, error)
+	WriteByte(c byte) error
+}
+
+// runeCount counts the characters written to it: an agent turn is sized at
+// ingest, for the budget, without building its framing.
+type runeCount int
+
+func (n *runeCount) WriteString(s string) (int, error) {
+	*n += runeCount(utf8.RuneCountInString(s))
+	return len(s), nil
+}
+
+func (n *runeCount) WriteByte(byte) error {
+	*n++
+	return nil
 }
 
 // callOf is what a tool turn's native part tells an adapter about its call.
@@ -366,9 +432,11 @@ func callOf(tt *turn) *Call {
 // tool call and its tool message); a call no result answers (the user spoke
 // before the tool returned) and a result without its call in the reply
 // before it are best sent as their text.
-func (r Result) Pairs() []int {
-	var roles []Role
-	var ids []string
+func (r Result) Pairs() []int { return pairs(r.calls()) }
+
+// calls returns the role and the call id ("" when it has no Call) of each
+// part of r in order.
+func (r Result) calls() (roles []Role, ids []string) {
 	for _, m := range r.Messages {
 		for _, p := range m.Parts {
 			roles = append(roles, m.Role)
@@ -379,6 +447,11 @@ func (r Result) Pairs() []int {
 			ids = append(ids, id)
 		}
 	}
+	return roles, ids
+}
+
+// pairs is Pairs of the parts with the given roles and call ids.
+func pairs(roles []Role, ids []string) []int {
 	partner := make([]int, len(roles))
 	for i := range partner {
 		partner[i] = -1
@@ -403,4 +476,40 @@ func (r Result) Pairs() []int {
 		i = max(k, j+1)
 	}
 	return partner
+}
+
+// CallIDs returns, for each part of r in the order Pairs numbers them, the
+// id a provider is sent for the call or result it pairs with (see Pairs),
+// or "" for a part that pairs with none. A call and its result share one
+// id and no two calls in r share one, as providers require of a request: a
+// call keeps its own Call.ID when usable accepts it (nil accepts any
+// nonempty one) and no earlier call kept it; every other call is given one
+// made from its part's position, "byheart_call_<part>", with a suffix when
+// a call kept that id, so a made id never clashes with a real one either.
+func (r Result) CallIDs(usable func(id string) bool) []string {
+	roles, own := r.calls()
+	partner := pairs(roles, own)
+	ids := make([]string, len(partner))
+	taken := map[string]bool{}
+	var made []int // calls whose id is made
+	for c, res := range partner {
+		switch id := own[c]; {
+		case res <= c:
+		case id != "" && (usable == nil || usable(id)) && !taken[id]:
+			taken[id] = true
+			ids[c], ids[res] = id, id
+		default:
+			made = append(made, c)
+		}
+	}
+	for _, c := range made {
+		base := "byheart_call_" + strconv.Itoa(c)
+		id := base
+		for k := 2; taken[id]; k++ {
+			id = base + "_" + strconv.Itoa(k)
+		}
+		taken[id] = true
+		ids[c], ids[partner[c]] = id, id
+	}
+	return ids
 }

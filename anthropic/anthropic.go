@@ -72,8 +72,10 @@
 // tool returned) and a result whose call is not in the message before are
 // sent as the text blocks of their parts instead, so a request is never
 // refused for them. A call id the API would refuse (it allows letters,
-// digits, _ and -) or one used twice is replaced by one made from the
-// part's position, for the call and its result alike. A byheart.Note part is
+// digits, _ and -), an empty one, or one another call of the request
+// has already is replaced by one made from the part's position that no call
+// of the request has, for the call and its result alike (see
+// byheart.Result.CallIDs). A byheart.Note part is
 // a text block of a user message. A request that holds a tool_use or
 // tool_result block must define tools (MessageNewParams.Tools), as an agent
 // does anyway.
@@ -241,34 +243,26 @@ func flatten(r byheart.Result) ([]part, error) {
 	if _, _, ok := r.Breakpoint(); !ok && r.StableUpto != -1 {
 		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts", ErrResult, r.StableUpto, len(parts))
 	}
-	pair(parts, r.Pairs())
+	pair(parts, r)
 	return parts, nil
 }
 
 // pair gives each call and result that byheart pairs (see
-// byheart.Result.Pairs) the id their tool blocks share. Every other call
-// and result stays a text block.
-func pair(parts []part, partner []int) {
-	used := map[string]bool{}
-	for c, r := range partner {
-		if r > c {
-			parts[c].id = toolID(parts[c].call.ID, c, used)
-			parts[r].id = parts[c].id
-		}
+// byheart.Result.CallIDs) the id their tool blocks share, one the API takes
+// and no other call of the request has. Every other call and result stays
+// a text block.
+func pair(parts []part, r byheart.Result) {
+	for i, id := range r.CallIDs(apiID) {
+		parts[i].id = id
 	}
 }
 
-// toolID is id if the API takes it and it is not used yet, else one made
-// from the call's position.
-func toolID(id string, at int, used map[string]bool) string {
-	ok := id != "" && !used[id] && strings.IndexFunc(id, func(r rune) bool {
+// apiID reports whether the API takes id for a tool_use: letters, digits, _
+// and -.
+func apiID(id string) bool {
+	return strings.IndexFunc(id, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 	}) < 0
-	if !ok {
-		id = fmt.Sprintf("byheart_call_%d", at)
-	}
-	used[id] = true
-	return id
 }
 
 // firstRole is the role of the first part that is sent.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/byheart/byheart"
 	byheartanthropic "github.com/byheart/byheart/anthropic"
+	"github.com/byheart/byheart/internal/agenthistory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -209,5 +210,23 @@ func TestMessagesKeepsEveryAgentCompositionValid(t *testing.T) {
 			}
 			mem.Append(byheart.Assistant, fmt.Sprintf("answer %d", i))
 		}
+	}
+}
+
+func TestEveryRandomAgentHistoryMakesARequestTheAPITakes(t *testing.T) {
+	for seed := range uint64(8) {
+		require.NoError(t, agenthistory.Compositions(seed, 30, func(r byheart.Result, pairs int) {
+			msgs := request(t, r)
+			checkRequest(t, msgs)
+			uses := 0
+			for _, m := range msgs {
+				for _, b := range m.Content {
+					if b.Type == "tool_use" {
+						uses++
+					}
+				}
+			}
+			require.Equal(t, pairs, uses, "every pair byheart keeps goes out as tool blocks")
+		}))
 	}
 }

@@ -60,8 +60,9 @@ func WithToolCallsApart() ContentOption {
 // not authenticated. A call byheart has no result for, or a result whose
 // call is not in the reply before it, goes out as the text of its part
 // instead, so providers that require every call answered accept it; an
-// empty or repeated call id is replaced by one made from the part's
-// position, and arguments that are not a JSON object are wrapped as
+// empty call id, or one another call of the request has already, is
+// replaced by one made from the part's position that no call of the
+// request has (see byheart.Result.CallIDs), and arguments that are not a JSON object are wrapped as
 // {"arguments": "<text>"}. A byheart.Note part is a human message. After
 // byheart's Memory.Continue there is no query: the newest turn is last.
 //
@@ -167,26 +168,20 @@ func flatten(r byheart.Result) ([]part, error) {
 	if _, _, ok := r.Breakpoint(); !ok && r.StableUpto != -1 {
 		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts", ErrResult, r.StableUpto, len(parts))
 	}
-	pair(parts, r.Pairs())
+	pair(parts, r)
 	return parts, nil
 }
 
 // pair gives each call and result that byheart pairs (see
-// byheart.Result.Pairs) the id they share, an empty or repeated one made
-// from the call's position, and sends the result as a tool message. Every
-// other call and result goes out as text.
-func pair(parts []part, partner []int) {
-	used := map[string]bool{}
-	for c, r := range partner {
-		if r <= c {
-			continue
+// byheart.Result.CallIDs) the id they share, one no other call of the
+// request has, and sends the result as a tool message. Every other call and
+// result goes out as text.
+func pair(parts []part, r byheart.Result) {
+	for i, id := range r.CallIDs(nil) {
+		parts[i].id = id
+		if id != "" && parts[i].kind == byheart.ToolResult {
+			parts[i].speaker = byheart.ToolResult
 		}
-		id := parts[c].call.ID
-		if id == "" || used[id] {
-			id = fmt.Sprintf("byheart_call_%d", c)
-		}
-		used[id] = true
-		parts[c].id, parts[r].id, parts[r].speaker = id, id, byheart.ToolResult
 	}
 }
 

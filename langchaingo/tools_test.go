@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agenthistory"
 	byheartlangchaingo "github.com/byheart/byheart/langchaingo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,15 +118,41 @@ func TestContentsKeepsEveryAgentCompositionValid(t *testing.T) {
 			res, err := mem.Compose(context.Background(), "roses in the garden")
 			require.NoError(t, err)
 			for _, apart := range []bool{false, true} {
-				var opts []byheartlangchaingo.ContentOption
-				if apart {
-					opts = append(opts, byheartlangchaingo.WithToolCallsApart())
-				}
-				msgs, err := byheartlangchaingo.Contents(res, opts...)
-				require.NoError(t, err)
-				checkTools(t, msgs, apart)
+				contents(t, res, apart)
 			}
 			mem.Append(byheart.Assistant, fmt.Sprintf("answer %d", i))
 		}
+	}
+}
+
+// contents is Contents of r, its calls apart when apart, checked as
+// providers check tool messages.
+func contents(t *testing.T, r byheart.Result, apart bool) []llms.MessageContent {
+	t.Helper()
+	var opts []byheartlangchaingo.ContentOption
+	if apart {
+		opts = append(opts, byheartlangchaingo.WithToolCallsApart())
+	}
+	msgs, err := byheartlangchaingo.Contents(r, opts...)
+	require.NoError(t, err)
+	checkTools(t, msgs, apart)
+	return msgs
+}
+
+func TestContentsOfEveryRandomAgentHistoryPairsCallsAndResults(t *testing.T) {
+	for seed := range uint64(8) {
+		require.NoError(t, agenthistory.Compositions(seed, 30, func(r byheart.Result, pairs int) {
+			for _, apart := range []bool{false, true} {
+				calls := 0
+				for _, m := range contents(t, r, apart) {
+					for _, p := range m.Parts {
+						if _, ok := p.(llms.ToolCall); ok {
+							calls++
+						}
+					}
+				}
+				require.Equal(t, pairs, calls, "every pair byheart keeps goes out as a tool call")
+			}
+		}))
 	}
 }

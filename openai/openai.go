@@ -58,8 +58,10 @@
 // message before it; byheart keeps calls and results paired, and a call it
 // has no result for (the user spoke before the tool returned), or a result
 // whose call is not in the reply before it, is sent as the text message of
-// its part instead. An empty call id, or one used twice, is replaced by one
-// made from the part's position, for the call and its result alike. A
+// its part instead. An empty call id, or one another call of the request
+// has already, is replaced by one made from the part's position that no
+// call of the request has, for the call and its result alike (see
+// byheart.Result.CallIDs). A
 // byheart.Note part is a user message. After Memory.Continue there is no
 // query: the newest turn is last.
 package byheartopenai
@@ -311,31 +313,17 @@ func flatten(r byheart.Result) ([]part, error) {
 	if _, _, ok := r.Breakpoint(); !ok && r.StableUpto != -1 {
 		return nil, fmt.Errorf("%w: stable_upto %d outside the %d parts", ErrResult, r.StableUpto, len(parts))
 	}
-	pair(parts, r.Pairs())
+	pair(parts, r)
 	return parts, nil
 }
 
 // pair gives each call and result that byheart pairs (see
-// byheart.Result.Pairs) the id they share. Every other call and result goes
-// out as text.
-func pair(parts []part, partner []int) {
-	used := map[string]bool{}
-	for c, r := range partner {
-		if r > c {
-			parts[c].id = callID(parts[c].call.ID, c, used)
-			parts[r].id = parts[c].id
-		}
+// byheart.Result.CallIDs) the id they share, one no other call of the
+// request has. Every other call and result goes out as text.
+func pair(parts []part, r byheart.Result) {
+	for i, id := range r.CallIDs(nil) {
+		parts[i].id = id
 	}
-}
-
-// callID is id unless it is empty or used already, else one made from the
-// call's position.
-func callID(id string, at int, used map[string]bool) string {
-	if id == "" || used[id] {
-		id = fmt.Sprintf("byheart_call_%d", at)
-	}
-	used[id] = true
-	return id
 }
 
 // breakpoints reports which parts carry an explicit breakpoint: the end of

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agenthistory"
 	byheartopenai "github.com/byheart/byheart/openai"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -87,15 +88,17 @@ func checkChat(t *testing.T, msgs []chatMsg) {
 
 // checkInput checks the same of Responses API items: every function call is
 // answered by an output before the next message, and every output answers a
-// call before it.
+// call before it; call ids are used once.
 func checkInput(t *testing.T, items []inputItem) {
 	t.Helper()
 	waiting := map[string]bool{}
+	used := map[string]bool{}
 	for i, it := range items {
 		switch it.Type {
 		case "function_call":
-			require.False(t, waiting[it.CallID])
-			waiting[it.CallID] = true
+			require.NotEmpty(t, it.CallID)
+			require.False(t, used[it.CallID], "call id %q used twice", it.CallID)
+			used[it.CallID], waiting[it.CallID] = true, true
 		case "function_call_output":
 			require.True(t, waiting[it.CallID], "item %d answers no waiting call", i)
 			delete(waiting, it.CallID)
@@ -209,5 +212,28 @@ func TestEveryAgentCompositionMakesAValidRequest(t *testing.T) {
 			}
 			mem.Append(byheart.Assistant, fmt.Sprintf("answer %d", i))
 		}
+	}
+}
+
+func TestEveryRandomAgentHistoryMakesValidRequestsToBothAPIs(t *testing.T) {
+	for seed := range uint64(8) {
+		require.NoError(t, agenthistory.Compositions(seed, 30, func(r byheart.Result, pairs int) {
+			msgs := chatOf(t, r)
+			checkChat(t, msgs)
+			calls := 0
+			for _, m := range msgs {
+				calls += len(m.ToolCalls)
+			}
+			require.Equal(t, pairs, calls, "every pair byheart keeps goes out as a tool call")
+			items := inputOf(t, r)
+			checkInput(t, items)
+			calls = 0
+			for _, it := range items {
+				if it.Type == "function_call" {
+					calls++
+				}
+			}
+			require.Equal(t, pairs, calls, "every pair byheart keeps goes out as a function call")
+		}))
 	}
 }

@@ -481,6 +481,12 @@ func (s *Store) Redact(ctx context.Context, scope store.Scope, turn int) (at sto
 	if _, err := t.conn.ExecContext(ctx, s.q.redactConv, at.Version, at.Epoch, now.UnixMicro(), scope.Tenant, scope.User, scope.Conversation); err != nil {
 		return at, err
 	}
+	// A redaction drops the kept selection, as Memory.Redact does; what is
+	// kept instead says so, so a copy loaded after it gives the next
+	// call's reason as the redacting one does.
+	if _, err := t.conn.ExecContext(ctx, s.q.redactKept, keptRedacted, scope.Tenant, scope.User, scope.Conversation); err != nil {
+		return at, err
+	}
 	changed = true
 	return at, s.audit(ctx, t, store.Event{At: now, Scope: scope, Action: store.Redacted, Turn: turn, Count: 1, Version: at.Version})
 }
@@ -596,3 +602,7 @@ func (s *Store) Audit(ctx context.Context, tenant, user string) (events []store.
 	}
 	return events, rows.Err()
 }
+
+// keptRedacted is the kept selection byheart.Memory.Since writes for a
+// memory whose selection a redaction dropped: none, and why.
+var keptRedacted = []byte(`{"dropped":"redacted"}`)

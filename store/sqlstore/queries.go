@@ -31,7 +31,7 @@ const (
 // queries are the statements, written once with the dialect's placeholders.
 type queries struct {
 	conv, version, newConv, saveConv        string
-	redactConv                              string
+	redactConv, redactKept                  string
 	turns, starts, open                     string
 	redacted, redact, deleteTurns, dropConv string
 	userConvs, audit, auditOf               string
@@ -59,7 +59,8 @@ func newQueries(dollar bool) queries {
 		version:     "SELECT version, epoch, turns, bound FROM byheart_conversations WHERE " + scope,
 		newConv:     "INSERT INTO byheart_conversations (tenant, user_id, conversation, version, epoch, turns, bound, kept, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		saveConv:    "UPDATE byheart_conversations SET version = ?, turns = ?, bound = ?, kept = ?, updated_at = ? WHERE " + scope + " AND version = ? AND epoch = ?",
-		redactConv:  "UPDATE byheart_conversations SET version = ?, epoch = ?, kept = NULL, updated_at = ? WHERE " + scope,
+		redactConv:  "UPDATE byheart_conversations SET version = ?, epoch = ?, updated_at = ? WHERE " + scope,
+		redactKept:  "UPDATE byheart_conversations SET kept = ? WHERE " + scope + " AND kept IS NOT NULL",
 		turns:       "SELECT " + readColumns + " FROM byheart_turns WHERE " + scope + " AND seq >= ? AND seq < ? ORDER BY seq",
 		starts:      "SELECT seq FROM byheart_turns WHERE " + scope + " AND seq > ? AND seq < ? AND opens = 1 ORDER BY seq",
 		open:        "UPDATE byheart_turns SET opens = 1 WHERE " + scope + " AND seq = ?",
@@ -81,7 +82,7 @@ func newQueries(dollar bool) queries {
 			" WHERE a.tenant = ? AND a.user_id = ? ORDER BY a.id",
 	}
 	q.dollar = dollar
-	for _, s := range []*string{&q.conv, &q.version, &q.newConv, &q.saveConv, &q.redactConv, &q.turns, &q.starts,
+	for _, s := range []*string{&q.conv, &q.version, &q.newConv, &q.saveConv, &q.redactConv, &q.redactKept, &q.turns, &q.starts,
 		&q.open, &q.redacted, &q.redact, &q.deleteTurns, &q.dropConv, &q.userConvs, &q.audit, &q.auditOf,
 		&q.saved, &q.addSave, &q.dropSaves} {
 		*s = rebind(*s, dollar)

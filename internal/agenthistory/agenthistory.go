@@ -1,0 +1,124 @@
+// Package agenthistory builds random agent conversations for the tests of
+// byheart's SDK adapters: steps of tool calls and results whose call ids
+// are drawn to trip an adapter that gives calls ids of its own. They are
+// empty, repeated from step to step, refused by a provider (a dot, a
+// slash, a space), or shaped as the ids byheart.Result.CallIDs makes, while
+// every turn is one byheart.Memory.AppendTurn accepts.
+package agenthistory
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/byheart/byheart"
+)
+
+// Append appends n random exchanges to mem, drawn from rng: a question,
+// and often a step of up to five calls, some of whose results come back,
+// in any order, and some of which the next question leaves unanswered;
+// now and then a note; an answer. It fails only if mem refuses a turn.
+func Append(rng *rand.Rand, mem *byheart.Memory, n int) error {
+	for range n {
+		turns := []byheart.Turn{{Role: byheart.User, Text: fmt.Sprintf("what about the roses, question %d?", rng.IntN(1000))}}
+		if rng.IntN(4) > 0 {
+			turns = append(turns, step(rng)...)
+		}
+		if rng.IntN(6) == 0 {
+			turns = append(turns, byheart.Turn{Role: byheart.Note, Text: "a document about the garden arrived",
+				Source: byheart.Source{Name: "upload:garden.pdf"}})
+		}
+		if rng.IntN(3) > 0 {
+			turns = append(turns, byheart.Turn{Role: byheart.Assistant, Text: "the roses need water"})
+		}
+		for _, t := range turns {
+			if _, err := mem.AppendTurn(t); err != nil {
+				return fmt.Errorf("agenthistory: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// step is an assistant's reply with its calls and the results that come
+// back for them.
+func step(rng *rand.Rand) []byheart.Turn {
+	out := []byheart.Turn{{Role: byheart.Assistant, Text: "let me look"}}
+	var ids []string
+	waiting := map[string]bool{}
+	for range 1 + rng.IntN(5) {
+		id := callID(rng)
+		if waiting[id] {
+			id = "" // a step's waiting calls have distinct ids, but for the empty one
+		}
+		waiting[id] = id != ""
+		ids = append(ids, id)
+		out = append(out, byheart.Turn{Role: byheart.ToolCall, Tool: "search", CallID: id, Text: `{"q":"roses"}`})
+	}
+	for _, i := range rng.Perm(len(ids)) {
+		if rng.IntN(6) == 0 {
+			continue // this one never returns
+		}
+		out = append(out, byheart.Turn{Role: byheart.ToolResult, CallID: ids[i], Text: fmt.Sprintf("roses result %d", i),
+			Source: byheart.Source{Name: "web:roses.example", Authenticated: rng.IntN(2) == 0}})
+	}
+	return out
+}
+
+// callID draws a call id.
+func callID(rng *rand.Rand) string {
+	switch rng.IntN(10) {
+	case 0, 1:
+		return ""
+	case 2, 3:
+		return fmt.Sprintf("byheart_call_%d", rng.IntN(150))
+	case 4:
+		return fmt.Sprintf("byheart_call_%d_%d", rng.IntN(150), 2+rng.IntN(2))
+	case 5:
+		return []string{"call.1/x", "call 2", "toolu_ü"}[rng.IntN(3)]
+	}
+	return fmt.Sprintf("c%d", rng.IntN(4))
+}
+
+// Compositions builds the random history of seed, exchanges exchanges long,
+// and calls check with what a memory composes of it after each exchange: a
+// Compose for a question, and a Continue when the history ends with a turn
+// an agent continues after (a result, a note, the user's), each with the
+// number of calls that byheart pairs with a result, which an adapter must
+// send as calls answered by their results. The memory's budget, drawn from
+// seed, ranges from a few turns to all of them. It fails only if byheart
+// does.
+func Compositions(seed uint64, exchanges int, check func(r byheart.Result, pairs int)) error {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(seed, 25))
+	mem := byheart.New(byheart.Options{Budget: []int{400, 1200, 3000, 100000}[seed%4], Chunk: 150})
+	for range exchanges {
+		if err := Append(rng, mem, 1); err != nil {
+			return err
+		}
+		r, err := mem.Compose(ctx, "roses in the garden")
+		if err != nil {
+			return err
+		}
+		check(r, pairs(r))
+		if last, _ := mem.Turn(mem.Len() - 1); last.Role == byheart.Assistant || last.Role == byheart.ToolCall {
+			continue // the model's turn to answer, not to continue
+		}
+		if r, err = mem.Continue(ctx); err != nil {
+			return err
+		}
+		check(r, pairs(r))
+	}
+	return nil
+}
+
+// pairs is the number of calls r pairs with a result.
+func pairs(r byheart.Result) int {
+	n := 0
+	for c, res := range r.Pairs() {
+		if res > c {
+			n++
+		}
+	}
+	return n
+}
