@@ -1249,8 +1249,8 @@ func TestAgentTurnsAreSizedAsTheirFramingsCharacters(t *testing.T) {
 		require.NoError(t, m.Redact(3))
 		for i := range m.turns {
 			if tt := &m.turns[i]; tt.Role().agent() {
-				assert.Equal(t, utf8.RuneCountInString(nativeTool(tt)), tt.native, "turn %d native", i)
-				assert.Equal(t, utf8.RuneCountInString(entryOf(tt)), tt.line, "turn %d line", i)
+				assert.Equal(t, utf8.RuneCountInString(nativeTool(tt)), tt.nativeSize(), "turn %d native", i)
+				assert.Equal(t, utf8.RuneCountInString(entryOf(tt)), tt.lineLen(), "turn %d line", i)
 			}
 		}
 	}
