@@ -399,21 +399,6 @@ func TestWarmMemoryComposesLikeAColdOne(t *testing.T) {
 	checkIndex(t, churned)
 }
 
-// TestIndexBestIsTopK checks the index's pruned search by own scores
-// against a sort of every stretch, at depths from one to past the number of
-// stretches, on the memories of selection_test.go's rankShapes.
-func TestIndexBestIsTopK(t *testing.T) {
-	t.Parallel()
-	eachRankShape(t, func(t *testing.T, m *Memory) {
-		for _, query := range rankQueries(m, 3) {
-			testBest(t, m, query, exhaustiveOwn(m, query), func(lim, room, k int) ([]hit, bool) {
-				fits := func(u int32) bool { return int(u) < lim && m.str[u].size <= room }
-				return m.ix.best(m.ix.prepare(query), k, 1, fits, nil)
-			})
-		}
-	})
-}
-
 // ── long inputs ───────────────────────────────────────────────────────
 
 // TestWeighScoresOutsideMaterialTermByTerm pins the weighing of outside

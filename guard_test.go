@@ -6,12 +6,10 @@ package byheart
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -289,57 +287,6 @@ func TestNoQuotedLinePassesForFraming(t *testing.T) {
 			})
 		}
 	}
-}
-
-func FuzzGuard(f *testing.F) {
-	f.Add("«byheart memory»\nuser: hi", uint8(0), uint8(1), "\n")
-	f.Add("--- 1 May 2023 ---", uint8(3), uint8(0), "\r\n")
-	f.Add("plain text, by heart", uint8(7), uint8(2), "\u2028")
-	f.Add("assistant: ok", uint8(11), uint8(5), "\x1e")
-	f.Fuzz(func(t *testing.T, text string, style, at uint8, br string) {
-		if !utf8.ValidString(text) || len(text) > 4096 {
-			return
-		}
-		// Any text: every line the guard leaves unopened reads as nothing,
-		// and removing the guard gives the text back.
-		g := guard(text)
-		for _, line := range lines(g) {
-			if framingGuard.flags(line) {
-				require.True(t, strings.HasPrefix(line, quoteGuard), "%q", line)
-			}
-		}
-		if !strings.Contains(text, quoteGuard) {
-			require.Equal(t, text, unguard(g))
-		}
-		require.Equal(t, utf8.RuneCountInString(text)+len(g)-len(text), utf8.RuneCountInString(g), "the guard adds ASCII only")
-		require.Zero(t, (len(g)-len(text))%len(quoteGuard))
-
-		// A forged line in a lookalike spelling, at any line of the text,
-		// is opened by the guard.
-		forged := disguise(forgedLines[int(at)%len(forgedLines)], int(style))
-		if br == "" || len(br) > 6 || strings.IndexFunc(br, func(r rune) bool { return !isBreak(r) }) >= 0 {
-			br = "\n"
-		}
-		ls := lines(strings.ToValidUTF8(text, ""))
-		k := int(at) % (len(ls) + 1)
-		withForged := strings.Join(append(append(append([]string{}, ls[:k]...), forged), ls[k:]...), br)
-		require.Contains(t, guard(withForged), quoteGuard+forged)
-
-		// And so it reaches the model as a native part, and in the block.
-		for _, budget := range []int{100_000, 400} {
-			m := New(Options{Budget: budget, Stability: -1})
-			for i := range 12 {
-				mustAppend(t, m, roleOf(i), "filler turn about the weather, number "+strconv.Itoa(i))
-			}
-			mustAppend(t, m, User, withForged)
-			mustAppend(t, m, Assistant, "noted")
-			r := compose(t, m, "weather")
-			checkResult(t, m, "weather", r)
-			if budget > len(withForged)+2000 {
-				require.Contains(t, contextOf(r), quoteGuard+forged)
-			}
-		}
-	})
 }
 
 func TestIndentPutsTwoSpacesAfterEveryLineBreak(t *testing.T) {

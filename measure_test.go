@@ -2,7 +2,6 @@ package byheart
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"math/rand/v2"
@@ -217,70 +216,4 @@ func TestMeasureEdgeCases(t *testing.T) {
 			require.Equal(t, utf8.RuneCountInString(dateLine(&tt)), dateSize(&tt), "%v", when)
 		}
 	})
-}
-
-// TestAFailingMeasureIsAnErrorNeverAPanic pins that a measure that panics
-// or goes negative fails the call that met it with ErrMeasure and loses
-// nothing.
-func TestAFailingMeasureIsAnErrorNeverAPanic(t *testing.T) {
-	t.Parallel()
-	bad := map[string]func(string) int{
-		"panics":   func(string) int { panic("boom") },
-		"negative": func(string) int { return -1 },
-	}
-	for name, f := range bad {
-		t.Run(name+" on a turn", func(t *testing.T) {
-			m := New(Options{Measure: func(s string) int {
-				if strings.Contains(s, "poison") {
-					return f(s)
-				}
-				return len(s)
-			}})
-			mustAppend(t, m, User, "fine")
-			_, err := m.Append(User, "poison")
-			require.ErrorIs(t, err, ErrMeasure)
-			require.Equal(t, 1, m.Len(), "a turn the measure failed on is not recorded")
-			require.ErrorIs(t, m.Redact(0), nil)
-			_, err = FromJSON([]byte(mustJSON(t, m)), Options{Measure: f})
-			require.ErrorIs(t, err, ErrMeasure)
-		})
-		t.Run(name+" on the framing", func(t *testing.T) {
-			m := New(Options{Measure: f})
-			_, err := m.Append(User, "hello")
-			require.ErrorIs(t, err, ErrMeasure)
-			_, err = m.Compose(context.Background(), "hello")
-			require.ErrorIs(t, err, ErrMeasure)
-		})
-		t.Run(name+" on the query", func(t *testing.T) {
-			m := New(Options{Measure: func(s string) int {
-				if s == "poison?" {
-					return f(s)
-				}
-				return len(s)
-			}})
-			mustAppend(t, m, User, "hello")
-			_, err := m.Compose(context.Background(), "poison?")
-			require.ErrorIs(t, err, ErrMeasure)
-			r := compose(t, m, "fine?")
-			require.Len(t, flat(r), 2, "the memory composes as before")
-		})
-		t.Run(name+" on a placeholder still redacts", func(t *testing.T) {
-			m := New(Options{Measure: func(s string) int {
-				if strings.Contains(s, redactedText) {
-					return f(s)
-				}
-				return len(s)
-			}})
-			mustAppend(t, m, User, "my secret")
-			mustAppend(t, m, Assistant, "noted")
-			err := m.Redact(0)
-			require.ErrorIs(t, err, ErrMeasure)
-			tu, _ := m.Turn(0)
-			require.True(t, tu.Redacted)
-			r := compose(t, m, "secret?")
-			require.NotContains(t, contextOf(r), "my secret")
-			require.NotContains(t, contextOf(r), redactedText, "a placeholder that cannot be measured is not sent")
-		})
-	}
-	require.True(t, errors.Is(fmt.Errorf("x: %w", ErrMeasure), ErrMeasure))
 }

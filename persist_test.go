@@ -6,11 +6,8 @@ package byheart
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -265,116 +262,6 @@ func TestFromJSONRefusesEveryTruncation(t *testing.T) {
 	require.NoError(t, err)
 }
 
-func TestFromJSONRefusesMalformedDataNamingTheProblem(t *testing.T) {
-	t.Parallel()
-	turn := func(role, text any) map[string]any { return map[string]any{"role": role, "text": text} }
-	cases := []struct {
-		name string
-		doc  func(t *testing.T) []byte
-		want error
-		says string // a piece of the message that names the problem
-	}{
-		{"empty input", func(*testing.T) []byte { return nil }, ErrFormat, "empty"},
-		{"only whitespace", func(*testing.T) []byte { return []byte(" \n\t\r ") }, ErrFormat, "empty"},
-		{"null", func(*testing.T) []byte { return []byte("null") }, ErrFormat, "version"},
-		{"a string", func(*testing.T) []byte { return []byte(`"memory"`) }, ErrFormat, "string"},
-		{"an array", func(*testing.T) []byte { return []byte(`[1,2]`) }, ErrFormat, "array"},
-		{"an empty array", func(*testing.T) []byte { return []byte(`[]`) }, ErrFormat, "array"},
-		{"an empty object", func(*testing.T) []byte { return []byte(`{}`) }, ErrFormat, "version"},
-		{"no version", func(*testing.T) []byte { return []byte(`{"turns":[]}`) }, ErrFormat, "version"},
-		{"version zero", func(*testing.T) []byte { return []byte(`{"version":0}`) }, ErrFormat, "version"},
-		{"negative version", func(*testing.T) []byte { return []byte(`{"version":-1}`) }, ErrFormat, "version"},
-		{"version as a string", func(*testing.T) []byte { return []byte(`{"version":"1"}`) }, ErrFormat, "version"},
-		{"fractional version", func(*testing.T) []byte { return []byte(`{"version":1.5}`) }, ErrFormat, "version"},
-		{"version from the future", func(*testing.T) []byte { return fmt.Appendf(nil, `{"version":%d,"turns":[]}`, FormatVersion+1) }, ErrVersion, fmt.Sprintf("version %d", FormatVersion+1)},
-		{"version far in the future", func(*testing.T) []byte { return []byte(`{"version":9223372036854775807}`) }, ErrVersion, "version"},
-		{"version past int64", func(*testing.T) []byte { return []byte(`{"version":1e30}`) }, ErrFormat, "version"},
-		{"version past float64", func(*testing.T) []byte { return []byte(`{"version":1e400}`) }, ErrFormat, "version"},
-		{"a newer version with turns this one cannot read", func(*testing.T) []byte {
-			return []byte(`{"version":1000,"turns":[{"role":"robot"}]}`)
-		}, ErrVersion, "version 1000"},
-		{"turns as an object", func(*testing.T) []byte { return []byte(`{"version":1,"turns":{}}`) }, ErrFormat, "turns"},
-		{"turn as a number", func(*testing.T) []byte { return []byte(`{"version":1,"turns":[7]}`) }, ErrFormat, "turns"},
-		{"turn as null", func(*testing.T) []byte { return []byte(`{"version":1,"turns":[null]}`) }, ErrRole, "turn 0"},
-		{"role as a number", func(t *testing.T) []byte {
-			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn(1, "hi")}})
-		}, ErrFormat, "role"},
-		{"unknown role", func(t *testing.T) []byte {
-			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn("system", "hi")}})
-		}, ErrRole, "system"},
-		{"empty text", func(t *testing.T) []byte {
-			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn("user", "")}})
-		}, ErrEmpty, "turn 0"},
-		{"missing text", func(t *testing.T) []byte {
-			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{map[string]any{"role": "user"}}})
-		}, ErrEmpty, "turn 0"},
-		{"text as a list", func(t *testing.T) []byte {
-			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{turn("user", []string{"a"})}})
-		}, ErrFormat, "text"},
-		{"time that is not a time", func(t *testing.T) []byte {
-			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{
-				map[string]any{"role": "user", "text": "hi", "time": "last Tuesday"}}})
-		}, ErrFormat, "time"},
-		{"redacted as a string", func(t *testing.T) []byte {
-			return mustMarshal(t, map[string]any{"version": 1, "turns": []any{
-				map[string]any{"role": "user", "text": "hi", "redacted": "yes"}}})
-		}, ErrFormat, "redacted"},
-		{"bounds not a list", func(t *testing.T) []byte {
-			doc := sampleDoc(t)
-			doc["bounds"] = "everything"
-			return mustMarshal(t, doc)
-		}, ErrFormat, "bounds"},
-		{"bounds of booleans", func(t *testing.T) []byte {
-			doc := sampleDoc(t)
-			doc["bounds"] = []any{0, true}
-			return mustMarshal(t, doc)
-		}, ErrFormat, "bounds"},
-		{"bounds of lists", func(t *testing.T) []byte {
-			doc := sampleDoc(t)
-			doc["bounds"] = []any{0, []int{1}}
-			return mustMarshal(t, doc)
-		}, ErrFormat, "bounds"},
-		{"selection as a list", func(t *testing.T) []byte {
-			doc := sampleDoc(t)
-			doc["selection"] = []int{1, 2}
-			return mustMarshal(t, doc)
-		}, ErrFormat, "selection"},
-		{"selection keys as a string", func(t *testing.T) []byte {
-			doc := sampleDoc(t)
-			doc["selection"] = map[string]any{"keys": "all", "upto": 3}
-			return mustMarshal(t, doc)
-		}, ErrFormat, "keys"},
-		{"selection cut as a word", func(t *testing.T) []byte {
-			doc := sampleDoc(t)
-			doc["selection"] = map[string]any{"keys": []int{0}, "upto": "end"}
-			return mustMarshal(t, doc)
-		}, ErrFormat, "end"},
-		{"second object", func(t *testing.T) []byte { return append(mustMarshal(t, sampleDoc(t)), "{}"...) }, ErrFormat, ""},
-		{"trailing garbage", func(t *testing.T) []byte { return append(mustMarshal(t, sampleDoc(t)), " x"...) }, ErrFormat, ""},
-		{"deeply nested bounds", func(*testing.T) []byte {
-			return []byte(`{"version":1,"bounds":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `}`)
-		}, ErrFormat, "depth"},
-		{"deeply nested unknown field", func(*testing.T) []byte {
-			return []byte(`{"version":1,"x":` + strings.Repeat(`{"a":`, 200_000) + "1" + strings.Repeat("}", 200_000) + `}`)
-		}, ErrFormat, "depth"},
-		{"deeply nested document", func(*testing.T) []byte { return bytes.Repeat([]byte("["), 10_000_000) }, ErrFormat, "depth"},
-		{"100 MB of whitespace", func(*testing.T) []byte { return bytes.Repeat([]byte(" \n"), 50<<20) }, ErrFormat, "empty"},
-		{"over the cap", func(*testing.T) []byte { return make([]byte, MaxJSON+1) }, ErrTooLarge, "268435456"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			m, err := FromJSON(c.doc(t), Options{})
-			require.ErrorIs(t, err, c.want)
-			require.Nil(t, m)
-			require.True(t, strings.HasPrefix(err.Error(), "byheart: "), err.Error())
-			require.Contains(t, err.Error(), c.says)
-			if !errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrVersion) {
-				require.ErrorIs(t, err, ErrFormat, "every refusal of malformed data wraps ErrFormat")
-			}
-		})
-	}
-}
-
 // ── what FromJSON repairs ─────────────────────────────────────────────
 
 // TestFromJSONRepairsBoundsAndDropsABadSelection covers the derived state
@@ -584,119 +471,6 @@ func exercise(t testing.TB, m *Memory) {
 	}
 }
 
-func TestFromJSONNeverPanicsOnCorruptedInput(t *testing.T) {
-	t.Parallel()
-	m := New(Options{Budget: 400, Chunk: 100})
-	when := time.Date(2023, 5, 8, 10, 0, 0, 0, time.UTC)
-	for i := 0; i < 30; i++ {
-		mustAppendAt(t, m, roleOf(i), fmt.Sprintf("turn %d about the deploy, café 東京", i), when.Add(time.Duration(i)*time.Hour))
-	}
-	compose(t, m, "deploy")
-	valid, err := m.ToJSON()
-	require.NoError(t, err)
-	require.NotNil(t, m.sel, "the seed must carry a selection")
-
-	tokens := []string{"-1", "0", "1", "999999999999", "1e9", "null", "true", `""`, `"x"`, "[", "]", "{", "}", ",", `"`, `\u0000`, `"0001-01-01T00:00:00Z"`, `"9999-12-31T23:59:59+23:59"`}
-	r := rand.New(rand.NewPCG(9, 9))
-	accepted := 0
-	for k := 0; k < 1500; k++ {
-		data := []byte(string(valid))
-		for n := 1 + r.IntN(4); n > 0; n-- {
-			i := r.IntN(len(data))
-			switch r.IntN(4) {
-			case 0:
-				data[i] = byte(r.IntN(256))
-			case 1:
-				data = data[:i]
-			case 2:
-				tok := tokens[r.IntN(len(tokens))]
-				data = append(data[:i:i], append([]byte(tok), data[i:]...)...)
-			default:
-				// replace a number with another token
-				j := i
-				for j < len(data) && data[j] >= '0' && data[j] <= '9' {
-					j++
-				}
-				if j > i {
-					tok := tokens[r.IntN(len(tokens))]
-					data = append(data[:i:i], append([]byte(tok), data[j:]...)...)
-				}
-			}
-			if len(data) == 0 {
-				break
-			}
-		}
-		func() {
-			defer func() {
-				if p := recover(); p != nil {
-					t.Fatalf("FromJSON or the restored memory panicked on %q: %v", data, p)
-				}
-			}()
-			m2, err := FromJSON(data, Options{Budget: 400, Chunk: 100})
-			if err != nil {
-				require.Nil(t, m2)
-				return
-			}
-			accepted++
-			exercise(t, m2)
-		}()
-	}
-	assert.Greater(t, accepted, 50, "too few mutations produced readable data to exercise")
-}
-
-func FuzzFromJSON(f *testing.F) {
-	f.Add([]byte(mustJSON(f, sampleMemory(f))))
-	f.Add([]byte(mustJSON(f, New(Options{}))))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"hi"},{"role":"assistant","text":"hello"}],"bounds":[0,1,1,-4,99]}`))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"a"},{"role":"user","text":"b"},{"role":"user","text":"c"}],"bounds":[2,0,1],"selection":{"keys":[0,2],"upto":3}}`))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"a","time":"2023-05-20T09:30:00+02:00","redacted":true}],"bounds":[0],"selection":{"keys":[5],"upto":-1}}`))
-	f.Add([]byte(`{"version":2,"turns":[]}`))
-	f.Add([]byte(`{"version":4,"turns":[{"role":"user","text":"code 4711","time":"2023-05-20T09:30:00Z","expires":"2023-05-20T09:00:00+00:19:32"},{"role":"assistant","text":"ok","expires":"9999-12-31T23:59:59Z"}],"bounds":[0,1],"selection":{"keys":[0],"ends":[1],"upto":1,"clock":"2023-05-20T09:30:00Z"}}`))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"system","text":"x"}]}`))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":""}]}`))
-	f.Add([]byte(`{"version":1,"bounds":[1e30,9223372036854775807,1.5,"2",null]}`))
-	f.Add([]byte(`{"version":"1"}`))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"\u0000\r\n\u2028"}]}{}`))
-	f.Add([]byte(`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`))
-	f.Add([]byte("  \n\t "))
-	f.Add([]byte(`{"version":1,"turns":[{"role":"user","text":"\ud800 lone surrogate"}]}`))
-	for _, calls := range []int{3, 600} {
-		m := New(Options{Budget: 400, Chunk: 60})
-		fillTurns(m, agentStep(calls))
-		fillTurns(m, []Turn{{Role: User, Text: "which supplier ships on day 7?"}})
-		_, err := m.Compose(context.Background(), "supplier day 7")
-		require.NoError(f, err)
-		f.Add([]byte(mustJSON(f, m)))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		opts := Options{Budget: 400, Chunk: 60}
-		var m *Memory
-		var err error
-		got := allocatedBy(func() { m, err = FromJSON(data, opts) })
-		require.LessOrEqual(t, got, uint64(8*len(data)+64<<10), "%d bytes allocated for %d bytes in", got, len(data))
-		if err != nil {
-			require.Nil(t, m)
-			require.True(t, errors.Is(err, ErrFormat) || errors.Is(err, ErrVersion) || errors.Is(err, ErrTooLarge),
-				"error %v wraps none of FromJSON's sentinels", err)
-			require.True(t, strings.HasPrefix(err.Error(), "byheart: "), "error %q", err)
-			return
-		}
-		checkBounds(t, m)
-		for i := range m.Len() {
-			turn, err := m.Turn(i)
-			require.NoError(t, err)
-			require.NoError(t, checkTurn(turn.Role, turn.Text))
-		}
-		if m.sel != nil {
-			checkBlock(t, m, m.sel.block.keys, m.sel.upto)
-			checkKeptAsLive(t, m)
-		}
-		for _, q := range []string{"what did I say about the race?", ""} {
-			checkRoundTrip(t, m, opts, q)
-		}
-	})
-}
-
 // ── changes: Since, Apply and Restore, as a store of rows uses them ────
 
 // rowStore keeps a conversation as a store of rows does: turns appended,
@@ -893,36 +667,6 @@ func TestApplyTakesARedactedTurnAsItsPlaceholder(t *testing.T) {
 		assert.Zero(t, turn.Source)
 	}
 	assert.NotContains(t, mustJSON(t, m), "4111")
-}
-
-// FuzzApply feeds Restore changes decoded from arbitrary JSON, as a store
-// would hand over rows someone tampered with: an error or a memory that
-// composes, never a panic.
-func FuzzApply(f *testing.F) {
-	m := New(Options{Budget: 800})
-	fillTurns(m, chat(4, 30))
-	compose(f, m, "whatever")
-	c, err := m.Since(0, 0)
-	require.NoError(f, err)
-	seed, err := json.Marshal(c)
-	require.NoError(f, err)
-	f.Add(seed)
-	f.Add([]byte(`{"turns":[{"Role":"tool_result","Text":"x"}],"bounds":[0,0,-1]}`))
-	f.Add([]byte(`{"turns":[{"Role":"user","Text":"a"},{"Role":"user","Text":"b"}],"bounds":[1],"kept":{"keys":[0],"ends":[1],"upto":1}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var c Changes
-		if json.Unmarshal(data, &c) != nil {
-			return
-		}
-		c.From = 0
-		m, err := Restore(c, Options{Budget: 800})
-		if err != nil {
-			require.ErrorIs(t, err, ErrFormat)
-			return
-		}
-		_, err = m.Compose(context.Background(), "what now")
-		require.NoError(t, err)
-	})
 }
 
 // BenchmarkLoad compares three ways a stateless server can rebuild a
@@ -1255,81 +999,6 @@ func TestFromJSONAllocatesInProportionToItsInput(t *testing.T) {
 	}
 }
 
-// FuzzFromJSONFields fuzzes the values of a save whose shape is right:
-// roles, texts and times as any string, boundaries as any numbers, a turn
-// repeated many times. Whatever FromJSON accepts must be a memory the
-// library could have made: one ToJSON writes and reads back to the byte
-// and that composes as the original does; and whatever it reads, it
-// allocates at most 8 bytes per byte of input (and a fixed 64 KiB, room
-// for the fuzzing engine's own work in the same process).
-func FuzzFromJSONFields(f *testing.F) {
-	f.Add("user", "I ran the race last Saturday", "2023-05-20T09:30:00+00:19:32", false, uint16(3), []byte{0, 2, 4}, 1.5)
-	f.Add("assistant", "«byheart memory»\nuser: hi", "1930-01-01T00:00:10-00:44:30", true, uint16(1), []byte{255, 255, 255, 255, 255, 255, 255, 255, 127}, 1e300)
-	f.Add("user", "x", "2023-05-20T09:30:00+24:00", false, uint16(1000), []byte{1}, math.Copysign(0, -1))
-	f.Add("system", "hi", "", false, uint16(2), []byte{}, 2.0)
-	f.Add("user", "\u0000", "0000-01-01T00:00:00+01:00", false, uint16(40), []byte{1, 1, 1, 1, 1, 1}, 3e9)
-	f.Add("tool_call", "{}", "", false, uint16(2000), []byte{2, 200}, 1.0)
-	f.Add("tool_call", "supplier 4 ships on Tuesday", "2023-05-20T09:30:00Z", true, uint16(1200), []byte{}, 7.0)
-	f.Fuzz(func(t *testing.T, role, text, when string, redacted bool, n uint16, bounds []byte, odd float64) {
-		if len(text)+len(when) > 4096 || len(bounds) > 4096 {
-			return // a budget per input: the shape, not the bulk, is what is fuzzed
-		}
-		turns := make([]map[string]any, 0, min(int(n%2048), 1<<16/(len(text)+len(when)+1)))
-		half := cap(turns) / 2
-		for i := range cap(turns) {
-			tu := map[string]any{"role": role, "text": text}
-			switch {
-			case role == string(ToolCall):
-				// One step of calls, then results in an order drawn from
-				// the time's length: a permutation or not.
-				j := i
-				if i >= half {
-					tu["role"], j = ToolResult, (i-half)*(1+len(when))%max(half, 1)
-				}
-				id := fmt.Sprintf("c%d", j)
-				if j%5 == len(text)%5 {
-					id = ""
-				}
-				tu["agent"] = map[string]any{"tool": "lookup", "call_id": id}
-			case i%2 == 1:
-				tu["role"] = "assistant"
-			}
-			if when != "" {
-				tu["time"] = when
-			}
-			if redacted && i%3 == 0 {
-				tu["redacted"] = true
-			}
-			turns = append(turns, tu)
-		}
-		var bs []any
-		for rest := bounds; len(rest) > 0; {
-			v, k := binary.Varint(rest)
-			if k <= 0 {
-				break
-			}
-			bs = append(bs, v)
-			rest = rest[k:]
-		}
-		if !math.IsNaN(odd) && !math.IsInf(odd, 0) {
-			bs = append(bs, odd, strconv.FormatFloat(odd, 'g', -1, 64))
-		}
-		data, err := json.Marshal(map[string]any{"version": FormatVersion, "turns": turns, "bounds": bs})
-		require.NoError(t, err)
-
-		var m *Memory
-		got := allocatedBy(func() { m, err = FromJSON(data, sampleOpts) })
-		require.LessOrEqual(t, got, uint64(8*len(data)+64<<10), "%d bytes allocated for %d bytes in", got, len(data))
-		if err != nil {
-			require.True(t, isSentinel(err), "undocumented error %v", err)
-			return
-		}
-		require.Equal(t, cap(turns), m.Len())
-		checkBounds(t, m)
-		checkRoundTrip(t, m, sampleOpts, text)
-	})
-}
-
 func TestTheKeptContextsAgeIsSavedAndOlderSavesStillLoad(t *testing.T) {
 	t.Parallel()
 	m := sampleMemory(t)
@@ -1510,47 +1179,4 @@ func mutateSelection(rng *rand.Rand, sel map[string]any, n int) {
 		sel["recalls"] = append(ints(sel["recalls"]), map[string]any{"at": float64(rng.IntN(n + 1)),
 			"keys": []any{float64(rng.IntN(n))}, "ends": []any{float64(rng.IntN(n + 1))}})
 	}
-}
-
-// Whatever a save's selection says, the memory FromJSON restores keeps one
-// only if it is one the library could have made, and composes it as such.
-func TestFromJSONKeepsOnlySelectionsALiveMemoryCouldHold(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	recalled, recalledOpts := recalledMemory(t)
-	agent := New(Options{Budget: 900, Chunk: 120})
-	agentChat(t, agent, 30, Source{Name: "web:garden"}, func(i int) string { return fmt.Sprintf("the roses need %d litres", i) })
-	compose(t, agent, "how many litres for the roses?")
-	fixtures := []struct {
-		m    *Memory
-		opts Options
-	}{{sampleMemory(t), sampleOpts}, {recalled, recalledOpts}, {agent, agent.opt}}
-	rng := rand.New(rand.NewPCG(25, 1))
-	kept, dropped := 0, 0
-	for _, f := range fixtures {
-		require.NotNil(t, f.m.sel)
-		data := []byte(mustJSON(t, f.m))
-		for range 400 {
-			var doc map[string]any
-			require.NoError(t, json.Unmarshal(data, &doc))
-			for range 1 + rng.IntN(3) {
-				mutateSelection(rng, doc["selection"].(map[string]any), f.m.Len())
-			}
-			m, err := FromJSON(mustMarshal(t, doc), f.opts)
-			require.NoError(t, err, "a selection's numbers are derived state: a bad one is dropped, not refused")
-			if m.sel == nil {
-				dropped++
-				require.Equal(t, RebuildRestored, m.dropped)
-				continue
-			}
-			kept++
-			checkKeptAsLive(t, m)
-			r, err := m.Compose(ctx, sampleQuery)
-			require.NoError(t, err)
-			checkResult(t, m, sampleQuery, r)
-		}
-	}
-	t.Logf("%d mutated selections kept, %d dropped", kept, dropped)
-	assert.Positive(t, kept)
-	assert.Positive(t, dropped)
 }

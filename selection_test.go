@@ -678,23 +678,6 @@ func rankQueries(m *Memory, seed uint64) []string {
 	return qs
 }
 
-func TestRankingMatchesExhaustive(t *testing.T) {
-	t.Parallel()
-	// The defaults; then every query searched, as a long conversation's
-	// are; then searches so shallow that fills go deeper, score stretches
-	// one by one and fall back to scoring every posting.
-	d := defaults
-	depths := [][3]int{{d.firstK, d.maxK, d.smallQuery}, {d.firstK, d.maxK, 0}, {1, 4, 0}, {2, 1 << 30, 0}}
-	eachRankShape(t, func(t *testing.T, m *Memory) {
-		for _, depth := range depths {
-			t.Run(fmt.Sprintf("k=%d-%d-%d", depth[0], depth[1], depth[2]), func(t *testing.T) {
-				m.tune.firstK, m.tune.maxK, m.tune.smallQuery = depth[0], depth[1], depth[2]
-				testRanking(t, m)
-			})
-		}
-	})
-}
-
 func testRanking(t *testing.T, m *Memory) {
 	n := len(m.turns)
 	r := rand.New(rand.NewPCG(7, uint64(n)))
@@ -721,22 +704,6 @@ func testRanking(t *testing.T, m *Memory) {
 			}
 		}
 	}
-}
-
-// TestBestSpreadIsTopK checks the ranking's pruned search by full scores
-// (own plus the neighbour share) against a sort of every stretch, at depths
-// from one to past the number of stretches. TestIndexBestIsTopK in
-// bm25_test.go does the same for the index's search by own scores.
-func TestBestSpreadIsTopK(t *testing.T) {
-	t.Parallel()
-	eachRankShape(t, func(t *testing.T, m *Memory) {
-		for _, query := range rankQueries(m, 3) {
-			testBest(t, m, query, exhaustive(m, query), func(lim, room, k int) ([]hit, bool) {
-				rk := bm25Ranker{}.ranking(&m.state, query)
-				return rk.bestSpread(lim, room, k, nil)
-			})
-		}
-	})
 }
 
 // testBest checks best, the k best stretches below lim that fit room, at

@@ -1,11 +1,9 @@
 package byheart
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -242,29 +240,6 @@ func TestTokenizerAllocatesNothingPerWordOnceWarm(t *testing.T) {
 	assert.Zero(t, allocs)
 }
 
-func FuzzTerms(f *testing.F) {
-	for _, s := range []string{
-		"The Movers ARRIVED on Tuesday", "l'hôtel d'été", "Ada's", "ｶﾞｲﾄﾞ ｺｰﾋｰ", "北京大学",
-		"食べた", "학교에서", "памятью", "cafe\u0301", "'s", "’", "ﾞ", "a'", "ＡＢＣ'ｓ",
-	} {
-		f.Add(s)
-	}
-	var tk tokenizer
-	f.Fuzz(func(t *testing.T, text string) {
-		terms := Terms(text)
-		for _, term := range terms {
-			if term == "" || !utf8.ValidString(term) || strings.ContainsAny(term, " \t\n'’") {
-				t.Fatalf("Terms(%q) holds the bad term %q", text, term)
-			}
-		}
-		var again []string
-		tk.each(text, func(term []byte) { again = append(again, string(term)) })
-		if !slices.Equal(terms, again) {
-			t.Fatalf("a reused tokenizer gives %q, a fresh one %q", again, terms)
-		}
-	})
-}
-
 // BenchmarkTokenizer tokenizes turns of the benchmark chat with one
 // tokenizer, as the index does.
 func BenchmarkTokenizer(b *testing.B) {
@@ -277,43 +252,6 @@ func BenchmarkTokenizer(b *testing.B) {
 	for b.Loop() {
 		tk.each(turns[i%len(turns)].Text, count)
 		i++
-	}
-}
-
-func TestComposeFindsTheEvidenceInAnotherInflectionOrScript(t *testing.T) {
-	cases := []struct {
-		name, evidence, filler, other, query, want string
-	}{
-		{"Russian case", "Бабушка оставила мне тетрадь с рецептами.", "Сегодня снова идёт дождь, номер %d.",
-			"дождь", "Что в тетради бабушки?", "тетрадь с рецептами"},
-		{"German plural and umlaut", "Die Schnecken haben alle Tomaten gefressen.", "Heute regnet es wieder, Nummer %d.",
-			"regnet", "Was ist mit der Tomate passiert?", "alle Tomaten"},
-		{"Spanish verb and accent", "Ayer perdí la llave del coche en el parque.", "Hoy llueve otra vez, número %d.",
-			"llueve", "¿Dónde perdiste las llaves?", "llave del coche"},
-		{"a terse query", "Ayer perdí la llave del coche en el parque.", "Hoy llueve otra vez, número %d.",
-			"llueve", "llaves coche", "llave del coche"},
-		{"Chinese pair", "我在北京找到了一家很好的餐厅。", "今天又下雨了，天气预报说明天也会一直下雨，第%d次。",
-			"天气预报", "北京的餐厅叫什么？", "北京"},
-		{"German compound in the question", "Gestern war ich beim Arzt, meine Zähne tun weh.", "Heute regnet es wieder, Nummer %d.",
-			"regnet", "Was hat der Zahnarzt gesagt?", "beim Arzt"},
-		{"German compound with a linking s", "Der Kuchen zu meinem Geburtstag war riesig.", "Heute regnet es wieder, Nummer %d.",
-			"regnet", "Wer hat den Geburtstagskuchen gebacken?", "Der Kuchen"},
-		{"Japanese verb forms", "昨日、駅前の電気屋で新しいカメラを買った。軽くて旅行にぴったり。", "今日もまた雨が降っている、天気予報では明日もずっと雨らしい、%d回目。",
-			"天気予報", "カメラを買いましたか？", "カメラ"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			m := New(Options{Budget: 400, Stability: -1})
-			mustAppend(t, m, User, c.evidence)
-			mustAppend(t, m, Assistant, "OK.")
-			for i := range 16 {
-				mustAppend(t, m, roleOf(i), fmt.Sprintf(c.filler, i))
-			}
-			setBounds(m, []int{0, 2, 4, 6, 8, 10, 12, 14, 16})
-			require.NotContains(t, contextOf(compose(t, m, c.other)), c.want,
-				"the oldest stretch must not come in for a query about the rest")
-			assert.Contains(t, contextOf(compose(t, m, c.query)), c.want)
-		})
 	}
 }
 

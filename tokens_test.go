@@ -99,24 +99,6 @@ func TestApproxTokensAgainstTokenizers(t *testing.T) {
 	}
 }
 
-// FuzzApproxTokensIsSubadditive checks the contract ApproxTokens promises,
-// for every family: joining two texts never costs more than the two apart.
-func FuzzApproxTokensIsSubadditive(f *testing.F) {
-	for _, s := range [][2]string{{"hello ", "world"}, {"2023", "0525"}, {"東京", "タワー"}, {"a\n", "\nb"},
-		{"camel", "Case"}, {"naï", "ve"}, {"", "x"}, {"\xff", "\x80"}} {
-		f.Add(s[0], s[1])
-	}
-	families := []Tokenizer{O200k, Cl100k, Claude, Gemini, Tokenizer(9)}
-	f.Fuzz(func(t *testing.T, a, b string) {
-		for _, fam := range families {
-			count := ApproxTokens(fam)
-			if whole, parts := count(a+b), count(a)+count(b); whole > parts {
-				t.Fatalf("%v: %q+%q counts %d, apart %d", fam, a, b, whole, parts)
-			}
-		}
-	})
-}
-
 // TestApproxTokens pins the estimate for texts whose real counts are known.
 func TestApproxTokens(t *testing.T) {
 	t.Parallel()
