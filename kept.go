@@ -101,7 +101,7 @@ func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int)
 	sel := m.sel
 	over := m.logSize(sel) > m.opt.Budget
 	cut := m.cut()
-	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), max(m.tune.judged, m.opt.Recall))
+	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), m.opt.Recall)
 	if !over && m.serves(rk, sel, picked) {
 		return "", nil
 	}
@@ -119,16 +119,18 @@ func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int)
 	// A recall goes after the newest turn, where a result may still have
 	// to follow its call: then it waits for the next call.
 	recall := m.turns[len(m.turns)-1].waiting == 0
-	var q quote
+	var want []int
 	if recall {
-		q = m.recall(rk, sel, picked)
+		want = m.missing(rk, sel, picked)
 	}
-	if !over && m.logSize(sel)+q.size <= m.opt.Budget {
-		if q.size == 0 {
+	if !over {
+		if len(want) == 0 {
 			return "", nil
 		}
-		sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
-		return "", q.keys
+		if q := m.recall(sel, want); q.size > 0 {
+			sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
+			return "", q.keys
+		}
 	}
 	if !m.stillServes(sel, picked) || !m.compact(rk, sel, picked, recall) {
 		m.rebuild(rk, reserve)
@@ -209,18 +211,42 @@ func (m *state) stillServes(sel *kept, picked []int) bool {
 // recallAt makes q a recall placed before turn at.
 func recallAt(at int, q quote) recall { return recall{at: at, quote: q} }
 
-// recall quotes the stretches the log lacks among those a rebuild would
-// pick (see missing); the zero quote when it lacks none.
-func (m *state) recall(rk *ranking, sel *kept, picked []int) quote {
-	keys := m.missing(rk, sel, picked)
-	if len(keys) == 0 {
+// recall quotes, of the stretches want names (the log lacks them, best
+// first), the best one and every later one that still fits beside it in
+// what the budget leaves the log, as a greedy fill would; the zero quote
+// when the best does not fit. What the next call's cache write costs is
+// thus bounded by the room, and what it buys by the query.
+func (m *state) recall(sel *kept, want []int) quote {
+	if len(want) == 0 {
 		return quote{}
 	}
-	ends := make([]int, len(keys))
-	for i, k := range keys {
-		ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
+	room := m.opt.Budget - m.logSize(sel) - m.meter.recall
+	var keys []int
+	for i, k := range want {
+		size := m.sizeBefore(m.stretchOf(k), sel.upto)
+		if size > room {
+			if i == 0 {
+				return quote{}
+			}
+			continue
+		}
+		room -= size
+		keys = append(keys, k)
 	}
-	return m.quote(keys, ends, recallHeader)
+	for len(keys) > 0 {
+		// Date lines make a quote of several stretches differ a little
+		// from the sum of their sizes: the worst goes until it fits.
+		asc := slices.Sorted(slices.Values(keys))
+		ends := make([]int, len(asc))
+		for i, k := range asc {
+			ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
+		}
+		if q := m.quote(asc, ends, recallHeader); m.logSize(sel)+q.size <= m.opt.Budget {
+			return q
+		}
+		keys = keys[:len(keys)-1]
+	}
+	return quote{}
 }
 
 // compact makes room in a log that would overrun the budget by dropping
@@ -259,7 +285,10 @@ func (m *state) compact(rk *ranking, sel *kept, picked []int, recall bool) bool 
 		sel.recalls = all[:j]
 		var q quote
 		if recall {
-			q = m.recall(rk, sel, picked)
+			want := m.missing(rk, sel, picked)
+			if q = m.recall(sel, want); q.size == 0 && len(want) > 0 {
+				continue // what it lacks does not fit
+			}
 		}
 		if q.size > 0 {
 			after++
@@ -308,13 +337,15 @@ const cacheLifetime = 5 * time.Minute
 const cacheLookback = 20
 
 // serves reports whether the log serves a query for which a rebuild would
-// pick picked, best first.
+// pick picked, best first, whatever it lacks: with recall off, while the
+// judged best it shows score at least (1 − Stability) of what a rebuild
+// would bring (keep or rebuild, the rule before logs could grow); with
+// recall on, while one of the judged best is among the turns since the
+// block, so that the query carries on the talk of the moment. Otherwise a
+// log that recalls serves while it lacks nothing worth recalling (missing).
 func (m *state) serves(rk *ranking, sel *kept, picked []int) bool {
-	if rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked) {
-		return true
-	}
 	if m.opt.Recall < 0 {
-		return false // keep or rebuild: the rule before logs could grow
+		return rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked)
 	}
 	for i := 0; i < m.tune.judged && i < len(picked); i++ {
 		if m.str[picked[i]].start >= sel.upto {
@@ -324,25 +355,37 @@ func (m *state) serves(rk *ranking, sel *kept, picked []int) bool {
 	return false
 }
 
-// missing returns, ascending, the first turns of the stretches among the
-// best Recall a rebuild would pick that the log lacks, leaving out those
-// that match too little of the query to be worth their place (cover).
+// missing returns, best first, the first turns of the stretches a rebuild
+// would show for the query (picked) that the log lacks, leaving out those
+// that match too little of the query to be worth their place (floor).
 func (m *state) missing(rk *ranking, sel *kept, picked []int) []int {
-	floor := 0.0
-	if rk.q != nil {
-		floor = m.tune.cover * rk.q.ceiling()
-	}
+	floor := m.floor(rk, picked)
 	var keys []int
-	for i, s := range picked {
-		if i == m.opt.Recall || rk.score(s) < floor {
+	for _, s := range picked {
+		if rk.score(s) < floor {
 			break
 		}
 		if k := m.str[s].start; !sel.covers(k) {
 			keys = append(keys, k)
 		}
 	}
-	sort.Ints(keys)
 	return keys
+}
+
+// floor is the least score a stretch must have to be worth a place in the
+// log, and so a write to the provider's cache, for the query: the share
+// Stability of the query's weight (see query.ceiling), the score of a
+// stretch that holds every word of the query; for a Retriever, whose
+// scores have no such scale, that share of the best stretch's score.
+func (m *state) floor(rk *ranking, picked []int) float64 {
+	share := max(m.opt.Stability, 0)
+	if rk.q != nil {
+		return share * rk.q.ceiling()
+	}
+	if len(picked) == 0 {
+		return 0
+	}
+	return share * rk.score(picked[0])
 }
 
 // current reports whether the log still matches the conversation: the

@@ -16,9 +16,9 @@ var policies = []struct {
 }{
 	{"fresh every query (Stability -1)", byheart.Options{Stability: -1}},
 	{"keep or rebuild (Stability 0.45, Recall -1: before logs)", byheart.Options{Stability: 0.45, Recall: -1}},
-	{"log, Stability 0.3, Recall 4", byheart.Options{Stability: 0.3}},
-	{"log, Stability 0.05, Recall 4 (default)", byheart.Options{}},
-	{"log, Stability 0.05, Recall 8", byheart.Options{Recall: 8}},
+	{"log, Stability 0.1", byheart.Options{Stability: 0.1}},
+	{"log, Stability 0.2 (default)", byheart.Options{}},
+	{"log, Stability 0.3", byheart.Options{Stability: 0.3}},
 }
 
 // policyRow is one setting's recall and bill.
