@@ -47,7 +47,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "policies", "external", "speed", "multilingual", "attacks"}
+var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "policies", "external", "speed", "multilingual", "attacks"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -191,6 +191,9 @@ type results struct {
 	Recall   *recallResult   `json:"recall,omitempty"`
 	Temporal *temporalResult `json:"temporal,omitempty"`
 	Replay   *replayResult   `json:"replay,omitempty"`
+	Live     *liveResult     `json:"live,omitempty"`
+	LOCO     *locoResult     `json:"leave_one_out,omitempty"`
+	Window   *windowResult   `json:"window,omitempty"`
 	Policies *policyResult   `json:"policies,omitempty"`
 	External *externalResult `json:"external,omitempty"`
 	Speed    *speedResult    `json:"speed,omitempty"`
@@ -237,6 +240,18 @@ func measure(ds *dataset, budget int, sections map[string]bool, prog *progress) 
 		}},
 		{"replay", func() (err error) {
 			res.Replay, err = measureReplay(ds, budget, lat, prog)
+			return err
+		}},
+		{"live", func() (err error) {
+			res.Live, err = measureLive(ds, budget, lat, prog)
+			return err
+		}},
+		{"loco", func() (err error) {
+			res.LOCO, err = measureLOCO(ds, budget, lat, prog)
+			return err
+		}},
+		{"window", func() (err error) {
+			res.Window, err = measureWindow(budget, lat, prog)
 			return err
 		}},
 		{"policies", func() (err error) {
