@@ -1,6 +1,7 @@
 package byheart
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -30,7 +31,7 @@ type kept struct {
 
 // quote is one memory part: stretches quoted in time order.
 type quote struct {
-	keys []int  // first turn of each stretch, ascending
+	keys []int  // first turn of each stretch, ascending, or of the part of one (see piece)
 	ends []int  // where each one's quote ends: the stretch's end when quoted, or upto
 	text string // the rendered part; "" when it quotes nothing
 	size int    // characters of text
@@ -73,9 +74,21 @@ func (sel *kept) quotes(yield func(*quote) bool) {
 	}
 }
 
-// quote renders turns [keys[i], ends[i]) for each i as one memory part.
-func (m *state) quote(keys, ends []int, header string) quote {
-	text, size := m.renderBlock(keys, ends, header)
+// quote renders turns [keys[i], ends[i]) for each i as one memory part of
+// a log whose native turns start at upto. A run that neither starts where
+// its stretch does nor ends where the stretch's quote would (its end, or
+// upto) is part of a longer stretch (see piece), and says so.
+func (m *state) quote(keys, ends []int, upto int, header string) quote {
+	var parts []bool
+	for i, k := range keys {
+		if s := m.stretchOf(k); s >= 0 && (m.str[s].start != k || ends[i] < min(m.stretchEnd(s), upto)) {
+			if parts == nil {
+				parts = make([]bool, len(keys))
+			}
+			parts[i] = true
+		}
+	}
+	text, size := m.renderBlock(keys, ends, parts, header)
 	return quote{keys: keys, ends: ends, text: text, size: size}
 }
 
@@ -101,6 +114,12 @@ func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int)
 	sel := m.sel
 	over := m.logSize(sel) > m.opt.Budget
 	cut := m.cut()
+	if _, _, top, ok := m.piece(rk, cut, m.room(cut, reserve)); ok && !sel.covers(top) {
+		// The best stretch is too long for any room the log has: a
+		// rebuild quotes the part of it that matches.
+		m.rebuild(rk, reserve)
+		return RebuildNoRoom, nil
+	}
 	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), m.opt.Recall)
 	if !over && m.serves(rk, sel, picked) {
 		return "", nil
@@ -241,7 +260,7 @@ func (m *state) recall(sel *kept, want []int) quote {
 		for i, k := range asc {
 			ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
 		}
-		if q := m.quote(asc, ends, recallHeader); m.logSize(sel)+q.size <= m.opt.Budget {
+		if q := m.quote(asc, ends, sel.upto, recallHeader); m.logSize(sel)+q.size <= m.opt.Budget {
 			return q
 		}
 		keys = keys[:len(keys)-1]
@@ -396,8 +415,11 @@ func (m *state) current(sel *kept) bool {
 		return false
 	}
 	for q := range sel.quotes {
-		for _, k := range q.keys {
-			if s := m.stretchOf(k); s < 0 || m.str[s].start != k {
+		for i, k := range q.keys {
+			// A stretch starts where it did, or the part of one (see
+			// piece) lies inside one.
+			s := m.stretchOf(k)
+			if s < 0 || m.str[s].start != k && q.ends[i] > m.stretchEnd(s) {
 				return false
 			}
 		}
@@ -585,8 +607,15 @@ func (m *state) rebuild(rk *ranking, reserve int) {
 			capacity = max(capacity, m.sizeBefore(best[0], cut))
 		}
 	}
+	// A best stretch too long for the room is quoted in part, first.
+	a, b, _, part := m.piece(rk, cut, full)
+	if part {
+		size := m.sizeOf(a, b) + m.meter.part
+		full -= size
+		capacity = max(capacity-size, 0)
+	}
 	keys, _ := rk.choose(cut, capacity, 0)
-	if len(keys) == 0 && m.opt.Stability >= 0 {
+	if len(keys) == 0 && !part && m.opt.Stability >= 0 {
 		// Nothing scored and nothing fitted the share: the newest stretch
 		// that fits at all.
 		keys, _ = rk.choose(cut, full, 1)
@@ -595,7 +624,11 @@ func (m *state) rebuild(rk *ranking, reserve int) {
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
 	}
-	m.sel = &kept{block: m.quote(keys, ends, memoryHeader), upto: cut, made: len(m.turns)}
+	if part {
+		i := sort.SearchInts(keys, a)
+		keys, ends = slices.Insert(keys, i, a), slices.Insert(ends, i, b)
+	}
+	m.sel = &kept{block: m.quote(keys, ends, cut, memoryHeader), upto: cut, made: len(m.turns)}
 }
 
 // included lists, ascending, the first turn of each stretch the log shows,
@@ -617,4 +650,93 @@ func (m *state) included() []int {
 	}
 	sort.Ints(inc)
 	return slices.Compact(inc)
+}
+
+// piece finds, when the best stretch for the query (before upto) is too
+// long for room, the part of it worth quoting: the whole turns around
+// those that hold the most of the query's words, grown a turn or a tool
+// step at a time towards the side that matches more, while they fit, and
+// never parting a call from its result; top is the turn that matches
+// most. It reports ok false when the best
+// stretch fits, or no turn of it shares a word with the query, or not even
+// its best turn fits.
+func (m *state) piece(rk *ranking, upto, room int) (a, b, top int, ok bool) {
+	_, top1 := rk.choose(upto, math.MaxInt, 1)
+	if len(top1) == 0 || m.sizeBefore(top1[0], upto) <= room {
+		return 0, 0, 0, false
+	}
+	best := top1[0]
+	room -= m.meter.part
+	from, to := m.str[best].start, min(m.stretchEnd(best), upto)
+	words := map[string]bool{}
+	for _, w := range Terms(rk.text) {
+		words[w] = true
+	}
+	hits := make([]int, to-from)
+	top = -1
+	for t := from; t < to; t++ {
+		seen := map[string]bool{}
+		for _, w := range Terms(m.turns[t].indexed()) {
+			if words[w] && !seen[w] {
+				seen[w] = true
+				hits[t-from]++
+			}
+		}
+		if hits[t-from] > 0 && (top < 0 || hits[t-from] > hits[top-from]) {
+			top = t
+		}
+	}
+	if top < 0 {
+		return 0, 0, 0, false
+	}
+	// step is the run of whole turns from t that must travel together.
+	back := func(t int) int { // where the step ending at t starts
+		for t > from && !m.splittable(t) {
+			t--
+		}
+		return t
+	}
+	fwd := func(t int) int { // where the step starting at t ends
+		for t++; t < to && !m.splittable(t); t++ {
+		}
+		return t
+	}
+	a, b = back(top), fwd(top)
+	if m.sizeOf(a, b) > room {
+		return 0, 0, 0, false
+	}
+	for {
+		na, nb := a, b
+		if a > from {
+			na = back(a - 1)
+		}
+		if b < to {
+			nb = fwd(b)
+		}
+		before := a > from && m.sizeOf(na, b) <= room
+		after := b < to && m.sizeOf(a, nb) <= room
+		switch {
+		case before && after:
+			if m.matched(hits, from, na, a) >= m.matched(hits, from, b, nb) {
+				a = na
+			} else {
+				b = nb
+			}
+		case before:
+			a = na
+		case after:
+			b = nb
+		default:
+			return a, b, top, true
+		}
+	}
+}
+
+// matched sums hits, counted from turn from, over turns [a, b).
+func (m *state) matched(hits []int, from, a, b int) int {
+	n := 0
+	for t := a; t < b; t++ {
+		n += hits[t-from]
+	}
+	return n
 }

@@ -178,9 +178,9 @@ func (m *state) restoreKept(s *wireKept) {
 		m.dropped = RebuildRestored
 	}
 	if s != nil && m.validKept(s) {
-		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto, made: s.Made}
+		m.sel = &kept{block: m.quote(s.Keys, s.Ends, s.Upto, memoryHeader), upto: s.Upto, made: s.Made}
 		for _, r := range s.Recalls {
-			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, recallHeader)})
+			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, s.Upto, recallHeader)})
 		}
 	}
 }

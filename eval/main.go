@@ -13,9 +13,12 @@
 //	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
 //	go run ./eval -only multilingual -share 0.2    # languages beside their English twins
 //	go run ./eval -only attacks                    # poisoned tool text, and benign tool use
+//	go run ./eval -only window                     # a history ten times as long
 //
-// The sections are recall, temporal, replay, policies, external, speed,
-// multilingual and attacks; eval/README.md says what each measures. The
+// The sections are recall, temporal, replay, live, loco, window, policies,
+// external, speed, multilingual and attacks; eval/README.md says what each
+// measures. All but window run by default; window plays a history ten
+// times LoCoMo's length, a minute of its own, and runs with -only window. The
 // multilingual section reads its own set (testdata/multilingual.json, or
 // -multilingual FILE), and the attacks section its own suite
 // (testdata/attacks.json, or -attacks FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
@@ -141,7 +144,7 @@ func chooseSections(only string) (map[string]bool, error) {
 	chosen := map[string]bool{}
 	if only == "" {
 		for _, s := range sectionNames {
-			chosen[s] = true
+			chosen[s] = s != "window" // a minute of its own: run with -only window
 		}
 		return chosen, nil
 	}

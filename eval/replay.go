@@ -1,6 +1,5 @@
 package main
 
-
 // replayMethods are priced on the live replay: byheart as a live chat uses it
 // (default, sticky), byheart reselecting on every call (to show what
 // stickiness buys), and the baselines.
