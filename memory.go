@@ -24,15 +24,21 @@
 //     with its speaker and each stretch with its date. The newest exchange
 //     (the two newest turns) follows as native messages.
 //  3. Keep the context still: it is a log that only grows at its end. The
-//     turns appended since the block follow it natively; when a later query
-//     needs stretches the context lacks, they are recalled in a new memory
-//     part after everything already sent (Result.Recalled). Every part up to
-//     Result.StableUpto repeats byte for byte on the next call, so the
-//     provider's prompt cache holds, until the log would overrun the budget
-//     and is rebuilt with room to grow (Result.Reselected). It is rebuilt
-//     too on the first call after a pause of five minutes, before the
-//     newest turn or before the query (ComposeAt says when it was asked):
-//     the provider's cache is gone, and a rebuild writes less.
+//     turns appended since the block follow it natively; when a query finds
+//     that the context lacks stretches a rebuild would show for it, those
+//     that match enough of the query to be worth a cache write (a share
+//     Options.Stability of its weight) are recalled, best first while they
+//     fit, in a new memory part after everything already sent
+//     (Result.Recalled). Every part up to Result.StableUpto repeats byte
+//     for byte on the next call, so the provider's prompt cache holds,
+//     until the log would overrun the budget: it then drops recalled parts
+//     the cache still allows it to, or is rebuilt with room to grow
+//     (Result.Reselected). It is rebuilt too on the first call after a
+//     pause of five minutes, before the newest turn or before the query
+//     (ComposeAt says when it was asked): the provider's cache is gone, and
+//     a rebuild writes less. A stretch too long for the room is quoted in
+//     part, the turns that match the query and those around them, marked
+//     as part of a longer stretch.
 //  4. Outside knowledge (Options.External) arrives last, and only when it
 //     beats the conversation: its best item must outscore the best stretch
 //     on one index. It sits after the breakpoint, framed as reference
