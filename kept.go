@@ -93,19 +93,18 @@ func (m *state) quote(keys, ends []int, upto int, header string) quote {
 }
 
 // reselect applies rule 3 to a composition over the budget. The log is
-// kept as it is while it serves the query: while the best stretches it
-// shows score at least (1 − Stability) of what a rebuild would bring, or one
-// of the best a rebuild would bring is among the turns since the last
-// rebuild, so that the query carries on the talk of the moment. Otherwise
-// the best stretches it lacks are recalled into it (see missing). When the
-// log would overrun the budget, with the recall or by the turns added since
-// the last call, it is compacted (see compact) and rebuilt only when that
-// is not enough, when it no longer matches the conversation, when the
-// newest step is cut to fit, or when a pause has outlived a provider's
-// cache of it (see cold). reserve is what a rebuild leaves free for
-// outside material. It reports why the previous call's prefix is not
-// repeated in full ("" when it is) and the first turn of each stretch it
-// recalled.
+// kept as it is while it serves the query (see serves); otherwise what a
+// rebuild would show for the query that the log lacks and that is worth a
+// cache write is recalled into it, best first while it fits (see missing
+// and recall). When the log would overrun the budget, with the recall or
+// by the turns added since the last call, it is compacted (see compact)
+// and rebuilt only when that is not enough, when it no longer matches the
+// conversation, when the newest step is cut to fit, when a pause has
+// outlived a provider's cache of it (see cold), or when the query's best
+// stretch is too long for the room and the log lacks the part of it that
+// matches (see piece). reserve is what a rebuild leaves free for outside
+// material. It reports why the previous call's prefix is not repeated in
+// full ("" when it is) and the first turn of each stretch it recalled.
 func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int) {
 	if why := m.unkept(); why != "" {
 		m.rebuild(rk, reserve)
@@ -120,7 +119,16 @@ func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int)
 		m.rebuild(rk, reserve)
 		return RebuildNoRoom, nil
 	}
-	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), m.opt.Recall)
+	// What a rebuild would show that scores: the judged best for keep or
+	// rebuild, at most Recall when it is set, else all of it.
+	limit := m.opt.Recall
+	switch {
+	case limit < 0:
+		limit = m.tune.judged
+	case limit == 0:
+		limit = math.MaxInt
+	}
+	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), limit)
 	if !over && m.serves(rk, sel, picked) {
 		return "", nil
 	}
