@@ -27,6 +27,7 @@ type kept struct {
 	upto    int      // turns before upto appear only where quoted; turns from upto on follow natively
 	made    int      // how many turns there were when the block was made; 0 when unknown (restored)
 	recalls []recall // in the order they were made
+	grown   bool     // the call that made the block also recalled into it
 }
 
 // quote is one memory part: stretches quoted in time order.
@@ -107,8 +108,7 @@ func (m *state) quote(keys, ends []int, upto int, header string) quote {
 // full ("" when it is) and the first turn of each stretch it recalled.
 func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int) {
 	if why := m.unkept(); why != "" {
-		m.rebuild(rk, reserve)
-		return why, nil
+		return why, m.renew(rk, reserve, why)
 	}
 	sel := m.sel
 	over := m.logSize(sel) > m.opt.Budget
@@ -116,8 +116,7 @@ func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int)
 	if _, _, top, ok := m.piece(rk, cut, m.room(cut, reserve)); ok && !sel.covers(top) {
 		// The best stretch is too long for any room the log has: a
 		// rebuild quotes the part of it that matches.
-		m.rebuild(rk, reserve)
-		return RebuildNoRoom, nil
+		return RebuildNoRoom, m.renew(rk, reserve, RebuildNoRoom)
 	}
 	// What a rebuild would show that scores: the judged best for keep or
 	// rebuild, at most Recall when it is set, else all of it.
@@ -160,13 +159,38 @@ func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int)
 		}
 	}
 	if !m.stillServes(sel, picked) || !m.compact(rk, sel, picked, recall) {
-		m.rebuild(rk, reserve)
-		return why, nil
+		return why, m.renew(rk, reserve, why)
 	}
 	if n := len(sel.recalls); n > 0 && sel.recalls[n-1].at == len(m.turns) {
 		return RebuildCompacted, sel.recalls[n-1].keys
 	}
 	return RebuildCompacted, nil
+}
+
+// renew rebuilds the log and, when it recalls, recalls at once what the
+// query needs that the block's share of the room leaves out, so the call
+// that rebuilds gives the model what a fresh selection would, while the
+// block stays the share that leaves the log room to grow: the recall, the
+// log's newest part, is the first that compaction drops. It returns the
+// first turn of each stretch it recalled.
+func (m *state) renew(rk *ranking, reserve int, why Rebuild) []int {
+	m.rebuild(rk, reserve)
+	if why == RebuildFresh || why == RebuildStep || m.opt.Recall < 0 || m.turns[len(m.turns)-1].waiting != 0 {
+		return nil
+	}
+	sel := m.sel
+	limit := m.opt.Recall
+	if limit == 0 {
+		limit = math.MaxInt
+	}
+	_, picked := rk.choose(sel.upto, m.room(sel.upto, reserve), limit)
+	q := m.recall(sel, m.missing(rk, sel, picked))
+	if q.size == 0 {
+		return nil
+	}
+	sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
+	sel.grown = true
+	return q.keys
 }
 
 // unkept says why the kept log cannot be kept whatever the query, or ""
@@ -305,6 +329,10 @@ func (m *state) compact(rk *ranking, sel *kept, picked []int, recall bool) bool 
 		}
 		if j > 0 {
 			after, made = n-all[j-1].at, all[j-1].at
+		} else if sel.grown {
+			// The call that made the block ended with its recall: no
+			// earlier call ended with the block and its turns.
+			continue
 		}
 		if m.expired(made) {
 			continue // so is every entry before it
@@ -609,11 +637,16 @@ func (m *state) rebuild(rk *ranking, reserve int) {
 	full := m.room(cut, reserve)
 	capacity := m.capacity(full)
 	if capacity < full {
-		// The headroom must not cost the query its best stretch: when that
-		// does not fit the share a rebuild spends, the share grows to it.
-		if _, best := rk.choose(cut, full, 1); len(best) > 0 {
-			capacity = max(capacity, m.sizeBefore(best[0], cut))
+		// The headroom must not cost the query the stretches that decide
+		// whether the log serves it (the judged best): when they do not
+		// fit the share a rebuild spends, as in a small budget, the share
+		// grows to them.
+		_, best := rk.choose(cut, full, m.tune.judged)
+		need := 0
+		for _, b := range best {
+			need += m.sizeBefore(b, cut)
 		}
+		capacity = max(capacity, need)
 	}
 	// A best stretch too long for the room is quoted in part, first.
 	a, b, _, part := m.piece(rk, cut, full)
