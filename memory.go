@@ -33,7 +33,8 @@
 //     for byte on the next call, so the provider's prompt cache holds,
 //     until the log would overrun the budget: it then drops recalled parts
 //     the cache still allows it to, or is rebuilt with room to grow
-//     (Result.Reselected). It is rebuilt too on the first call after a
+//     (Result.Reselected), the rest of what the query needs recalled at
+//     once after the new block, past the breakpoint. It is rebuilt too on the first call after a
 //     pause of five minutes, before the newest turn or before the query
 //     (ComposeAt says when it was asked): the provider's cache is gone, and
 //     a rebuild writes less. A stretch too long for the room is quoted in
@@ -309,7 +310,9 @@ type Options struct {
 	// finds them cached too. Zero sets no count: what the query needs and
 	// the budget leaves room for. When the best of them does not fit, the
 	// context drops recalled parts (compaction) or is rebuilt, to half of
-	// what it may spend, leaving room to grow; so it is after a pause that
+	// what it may spend (or the query's three best stretches, if more),
+	// leaving room to grow, and recalls at once the rest of what the query
+	// needs, within the same count; so it is after a pause that
 	// outlives the provider's cache (see Stability). A negative value never
 	// recalls: a context is kept while its three best stretches score at
 	// least (1 − Stability) of a rebuild's, and otherwise rebuilt whole, as

@@ -14,7 +14,8 @@ import (
 // TestLoCoMoGuards runs the measurements on the LoCoMo dev file and holds
 // byheart to the numbers the project promises at a 20,000-character budget:
 // evidence recall over categories 1–4 of at least 0.90 when composing fresh
-// and 0.86 for the default, no composition over the budget, a live replay
+// and 0.86 for the default (0.81 at 10,000 and 0.76 at 5,000), no
+// composition over the budget, a live replay
 // that costs at most 30% of plain RAG's effective tokens per call, the live
 // chat with questions in it (see the floors below), and relative dates
 // resolved beside
@@ -37,6 +38,19 @@ func TestLoCoMoGuards(t *testing.T) {
 	assert.GreaterOrEqual(t, fresh.Recall14, 0.90, "byheart fresh evidence recall over categories 1–4")
 	def := findRecall(res.Recall, byheartDefault.name)
 	assert.GreaterOrEqual(t, def.Recall14, 0.86, "byheart default (questions in order) evidence recall over categories 1–4")
+
+	// At small budgets a rebuild's block grows to the query's best
+	// stretches and recalls the rest at once: the default keeps the
+	// issue's 0.76 at 5,000 (0.778 on the dev file) and at least the rule
+	// before logs recalled freely at 10,000 (0.822; that rule gave 0.826).
+	for _, b := range []struct {
+		budget int
+		floor  float64
+	}{{10000, 0.81}, {5000, 0.76}} {
+		small, err := measureRecall(ds, b.budget, &latencies{}, &progress{w: io.Discard})
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, findRecall(small, byheartDefault.name).Recall14, b.floor, "byheart default evidence recall over categories 1–4 at %d characters", b.budget)
+	}
 
 	for _, name := range []string{byheartFresh.name, byheartDefault.name} {
 		assert.Zero(t, findRecall(res.Recall, name).Overruns, "%s: compositions over the budget while answering questions", name)
