@@ -81,3 +81,47 @@ func TestAPartOfAStretchNeverPartsACallFromItsResult(t *testing.T) {
 	assert.Contains(t, text, `{"q":"runbook page 3"}`, "the result's call is quoted with it")
 	assert.LessOrEqual(t, contextRunes(r), 700)
 }
+
+func TestARebuildShowsWhatAFreshSelectionWould(t *testing.T) {
+	t.Parallel()
+	build := func(opts Options) *Memory {
+		m := New(opts)
+		day := time.Date(2024, 3, 4, 10, 0, 0, 0, time.UTC)
+		// Twelve sittings a day apart, one stretch each; every third is
+		// about the sourdough starter.
+		for d := range 12 {
+			at := day.AddDate(0, 0, d)
+			for i := range 4 {
+				text := fmt.Sprintf("Day %d, line %d: the garden, the tomatoes and the compost heap need work.", d, i)
+				if d%3 == 0 {
+					text = fmt.Sprintf("Day %d, line %d: the sourdough starter hydration was raised again today.", d, i)
+				}
+				mustAppendAt(t, m, []Role{User, Assistant}[i%2], text, at.Add(time.Duration(i)*time.Minute))
+			}
+		}
+		return m
+	}
+	// Half of what a rebuild may spend holds two of the four matching
+	// stretches; the whole room holds all four.
+	const budget = 2200
+	query := "how did the sourdough starter hydration change?"
+	fresh := compose(t, build(Options{Budget: budget, Stability: -1}), query)
+	r := compose(t, build(Options{Budget: budget}), query)
+	count := func(r Result, kind PartKind) int {
+		n := 0
+		for _, msg := range r.Messages {
+			for _, p := range msg.Parts {
+				if p.Kind == kind {
+					n += strings.Count(p.Text, "sourdough starter hydration was raised") // once a turn
+				}
+			}
+		}
+		return n
+	}
+	t.Logf("fresh %d, default block %d, recalled %d matching turns", count(fresh, PartMemory), count(r, PartMemory), count(r, PartRecalled))
+	assert.True(t, r.Reselected, "the first call rebuilds")
+	assert.NotEmpty(t, r.Recalled, "what the block's share leaves out is recalled at once")
+	assert.GreaterOrEqual(t, count(r, PartMemory), 3*4, "the block holds the query's three best stretches, though half the room holds fewer")
+	assert.Equal(t, count(fresh, PartMemory), count(r, PartMemory)+count(r, PartRecalled), "the default shows the matching turns a fresh selection does")
+	assert.LessOrEqual(t, contextRunes(r), budget)
+}
