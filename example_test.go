@@ -67,7 +67,7 @@ func ExampleMemory_Compose() {
 // else brings the stretch it needs in a memory part after everything the
 // previous call sent, so that prefix stays in the provider's cache.
 func ExampleResult_Recalled() {
-	mem := byheart.New(byheart.Options{Budget: 1500, Chunk: 200})
+	mem := byheart.New(byheart.Options{Budget: 2500, Chunk: 200})
 	for i := range 20 {
 		mem.Append(byheart.User, fmt.Sprintf("Note %d: the kitchen renovation needs new tiles and a plumber.", i))
 		mem.Append(byheart.Assistant, "Noted.")
@@ -323,7 +323,7 @@ func ExampleOptions_logger() {
 	mem.Compose(context.Background(), "Which turn came first?")
 	fmt.Print(log.String())
 	// Output:
-	// level=DEBUG msg="byheart composed" call=compose parts=4 spent=331 memory=247 recalled=0 turns=84 outside=0 query=22 reselected=true rebuild=first
+	// level=DEBUG msg="byheart composed" call=compose parts=4 spent=482 memory=398 recalled=0 turns=84 outside=0 query=22 reselected=true rebuild=first
 }
 
 // A tool result that is true for ten minutes: past its expiry the call

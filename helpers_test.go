@@ -564,6 +564,13 @@ func parseBlock(block string) ([]blockEntry, error) {
 		line := body[i:j]
 		var role Role
 		switch {
+		case line+"\n" == partMark:
+			// Below a date line, the mark of part of a longer stretch.
+			if date == "" {
+				return nil, fmt.Errorf("the part mark follows no date line")
+			}
+			i = j + n
+			continue
 		case line == "---" || strings.HasPrefix(line, "--- ") && strings.HasSuffix(line, " ---") && len(line) >= 8:
 			if date != "" {
 				return nil, fmt.Errorf("two date lines in a row: %q, %q", date, line)
@@ -674,7 +681,7 @@ func checkBlock(t tb, m *Memory, keys []int, upto int) {
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), upto)
 	}
-	block, size := m.renderBlock(keys, ends, memoryHeader)
+	block, size := m.renderBlock(keys, ends, nil, memoryHeader)
 	if len(keys) == 0 {
 		require.Empty(t, block)
 		return

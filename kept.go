@@ -1,6 +1,7 @@
 package byheart
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -26,11 +27,12 @@ type kept struct {
 	upto    int      // turns before upto appear only where quoted; turns from upto on follow natively
 	made    int      // how many turns there were when the block was made; 0 when unknown (restored)
 	recalls []recall // in the order they were made
+	grown   bool     // the call that made the block also recalled into it
 }
 
 // quote is one memory part: stretches quoted in time order.
 type quote struct {
-	keys []int  // first turn of each stretch, ascending
+	keys []int  // first turn of each stretch, ascending, or of the part of one (see piece)
 	ends []int  // where each one's quote ends: the stretch's end when quoted, or upto
 	text string // the rendered part; "" when it quotes nothing
 	size int    // characters of text
@@ -73,35 +75,59 @@ func (sel *kept) quotes(yield func(*quote) bool) {
 	}
 }
 
-// quote renders turns [keys[i], ends[i]) for each i as one memory part.
-func (m *state) quote(keys, ends []int, header string) quote {
-	text, size := m.renderBlock(keys, ends, header)
+// quote renders turns [keys[i], ends[i]) for each i as one memory part of
+// a log whose native turns start at upto. A run that neither starts where
+// its stretch does nor ends where the stretch's quote would (its end, or
+// upto) is part of a longer stretch (see piece), and says so.
+func (m *state) quote(keys, ends []int, upto int, header string) quote {
+	var parts []bool
+	for i, k := range keys {
+		if s := m.stretchOf(k); s >= 0 && (m.str[s].start != k || ends[i] < min(m.stretchEnd(s), upto)) {
+			if parts == nil {
+				parts = make([]bool, len(keys))
+			}
+			parts[i] = true
+		}
+	}
+	text, size := m.renderBlock(keys, ends, parts, header)
 	return quote{keys: keys, ends: ends, text: text, size: size}
 }
 
 // reselect applies rule 3 to a composition over the budget. The log is
-// kept as it is while it serves the query: while the best stretches it
-// shows score at least (1 − Stability) of what a rebuild would bring, or one
-// of the best a rebuild would bring is among the turns since the last
-// rebuild, so that the query carries on the talk of the moment. Otherwise
-// the best stretches it lacks are recalled into it (see missing). When the
-// log would overrun the budget, with the recall or by the turns added since
-// the last call, it is compacted (see compact) and rebuilt only when that
-// is not enough, when it no longer matches the conversation, when the
-// newest step is cut to fit, or when a pause has outlived a provider's
-// cache of it (see cold). reserve is what a rebuild leaves free for
-// outside material. It reports why the previous call's prefix is not
-// repeated in full ("" when it is) and the first turn of each stretch it
-// recalled.
+// kept as it is while it serves the query (see serves); otherwise what a
+// rebuild would show for the query that the log lacks and that is worth a
+// cache write is recalled into it, best first while it fits (see missing
+// and recall). When the log would overrun the budget, with the recall or
+// by the turns added since the last call, it is compacted (see compact)
+// and rebuilt only when that is not enough, when it no longer matches the
+// conversation, when the newest step is cut to fit, when a pause has
+// outlived a provider's cache of it (see cold), or when the query's best
+// stretch is too long for the room and the log lacks the part of it that
+// matches (see piece). reserve is what a rebuild leaves free for outside
+// material. It reports why the previous call's prefix is not repeated in
+// full ("" when it is) and the first turn of each stretch it recalled.
 func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int) {
 	if why := m.unkept(); why != "" {
-		m.rebuild(rk, reserve)
-		return why, nil
+		return why, m.renew(rk, reserve, why)
 	}
 	sel := m.sel
 	over := m.logSize(sel) > m.opt.Budget
 	cut := m.cut()
-	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), max(m.tune.judged, m.opt.Recall))
+	if _, _, top, ok := m.piece(rk, cut, m.room(cut, reserve)); ok && !sel.covers(top) {
+		// The best stretch is too long for any room the log has: a
+		// rebuild quotes the part of it that matches.
+		return RebuildNoRoom, m.renew(rk, reserve, RebuildNoRoom)
+	}
+	// What a rebuild would show that scores: the judged best for keep or
+	// rebuild, at most Recall when it is set, else all of it.
+	limit := m.opt.Recall
+	switch {
+	case limit < 0:
+		limit = m.tune.judged
+	case limit == 0:
+		limit = math.MaxInt
+	}
+	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), limit)
 	if !over && m.serves(rk, sel, picked) {
 		return "", nil
 	}
@@ -119,25 +145,52 @@ func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int)
 	// A recall goes after the newest turn, where a result may still have
 	// to follow its call: then it waits for the next call.
 	recall := m.turns[len(m.turns)-1].waiting == 0
-	var q quote
+	var want []int
 	if recall {
-		q = m.recall(rk, sel, picked)
+		want = m.missing(rk, sel, picked)
 	}
-	if !over && m.logSize(sel)+q.size <= m.opt.Budget {
-		if q.size == 0 {
+	if !over {
+		if len(want) == 0 {
 			return "", nil
 		}
-		sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
-		return "", q.keys
+		if q := m.recall(sel, want); q.size > 0 {
+			sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
+			return "", q.keys
+		}
 	}
 	if !m.stillServes(sel, picked) || !m.compact(rk, sel, picked, recall) {
-		m.rebuild(rk, reserve)
-		return why, nil
+		return why, m.renew(rk, reserve, why)
 	}
 	if n := len(sel.recalls); n > 0 && sel.recalls[n-1].at == len(m.turns) {
 		return RebuildCompacted, sel.recalls[n-1].keys
 	}
 	return RebuildCompacted, nil
+}
+
+// renew rebuilds the log and, when it recalls, recalls at once what the
+// query needs that the block's share of the room leaves out, so the call
+// that rebuilds gives the model what a fresh selection would, while the
+// block stays the share that leaves the log room to grow: the recall, the
+// log's newest part, is the first that compaction drops. It returns the
+// first turn of each stretch it recalled.
+func (m *state) renew(rk *ranking, reserve int, why Rebuild) []int {
+	m.rebuild(rk, reserve)
+	if why == RebuildFresh || why == RebuildStep || m.opt.Recall < 0 || m.turns[len(m.turns)-1].waiting != 0 {
+		return nil
+	}
+	sel := m.sel
+	limit := m.opt.Recall
+	if limit == 0 {
+		limit = math.MaxInt
+	}
+	_, picked := rk.choose(sel.upto, m.room(sel.upto, reserve), limit)
+	q := m.recall(sel, m.missing(rk, sel, picked))
+	if q.size == 0 {
+		return nil
+	}
+	sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
+	sel.grown = true
+	return q.keys
 }
 
 // unkept says why the kept log cannot be kept whatever the query, or ""
@@ -209,18 +262,42 @@ func (m *state) stillServes(sel *kept, picked []int) bool {
 // recallAt makes q a recall placed before turn at.
 func recallAt(at int, q quote) recall { return recall{at: at, quote: q} }
 
-// recall quotes the stretches the log lacks among those a rebuild would
-// pick (see missing); the zero quote when it lacks none.
-func (m *state) recall(rk *ranking, sel *kept, picked []int) quote {
-	keys := m.missing(rk, sel, picked)
-	if len(keys) == 0 {
+// recall quotes, of the stretches want names (the log lacks them, best
+// first), the best one and every later one that still fits beside it in
+// what the budget leaves the log, as a greedy fill would; the zero quote
+// when the best does not fit. What the next call's cache write costs is
+// thus bounded by the room, and what it buys by the query.
+func (m *state) recall(sel *kept, want []int) quote {
+	if len(want) == 0 {
 		return quote{}
 	}
-	ends := make([]int, len(keys))
-	for i, k := range keys {
-		ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
+	room := m.opt.Budget - m.logSize(sel) - m.meter.recall
+	var keys []int
+	for i, k := range want {
+		size := m.sizeBefore(m.stretchOf(k), sel.upto)
+		if size > room {
+			if i == 0 {
+				return quote{}
+			}
+			continue
+		}
+		room -= size
+		keys = append(keys, k)
 	}
-	return m.quote(keys, ends, recallHeader)
+	for len(keys) > 0 {
+		// Date lines make a quote of several stretches differ a little
+		// from the sum of their sizes: the worst goes until it fits.
+		asc := slices.Sorted(slices.Values(keys))
+		ends := make([]int, len(asc))
+		for i, k := range asc {
+			ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
+		}
+		if q := m.quote(asc, ends, sel.upto, recallHeader); m.logSize(sel)+q.size <= m.opt.Budget {
+			return q
+		}
+		keys = keys[:len(keys)-1]
+	}
+	return quote{}
 }
 
 // compact makes room in a log that would overrun the budget by dropping
@@ -252,6 +329,10 @@ func (m *state) compact(rk *ranking, sel *kept, picked []int, recall bool) bool 
 		}
 		if j > 0 {
 			after, made = n-all[j-1].at, all[j-1].at
+		} else if sel.grown {
+			// The call that made the block ended with its recall: no
+			// earlier call ended with the block and its turns.
+			continue
 		}
 		if m.expired(made) {
 			continue // so is every entry before it
@@ -259,7 +340,10 @@ func (m *state) compact(rk *ranking, sel *kept, picked []int, recall bool) bool 
 		sel.recalls = all[:j]
 		var q quote
 		if recall {
-			q = m.recall(rk, sel, picked)
+			want := m.missing(rk, sel, picked)
+			if q = m.recall(sel, want); q.size == 0 && len(want) > 0 {
+				continue // what it lacks does not fit
+			}
 		}
 		if q.size > 0 {
 			after++
@@ -308,13 +392,15 @@ const cacheLifetime = 5 * time.Minute
 const cacheLookback = 20
 
 // serves reports whether the log serves a query for which a rebuild would
-// pick picked, best first.
+// pick picked, best first, whatever it lacks: with recall off, while the
+// judged best it shows score at least (1 − Stability) of what a rebuild
+// would bring (keep or rebuild, the rule before logs could grow); with
+// recall on, while one of the judged best is among the turns since the
+// block, so that the query carries on the talk of the moment. Otherwise a
+// log that recalls serves while it lacks nothing worth recalling (missing).
 func (m *state) serves(rk *ranking, sel *kept, picked []int) bool {
-	if rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked) {
-		return true
-	}
 	if m.opt.Recall < 0 {
-		return false // keep or rebuild: the rule before logs could grow
+		return rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked)
 	}
 	for i := 0; i < m.tune.judged && i < len(picked); i++ {
 		if m.str[picked[i]].start >= sel.upto {
@@ -324,25 +410,37 @@ func (m *state) serves(rk *ranking, sel *kept, picked []int) bool {
 	return false
 }
 
-// missing returns, ascending, the first turns of the stretches among the
-// best Recall a rebuild would pick that the log lacks, leaving out those
-// that match too little of the query to be worth their place (cover).
+// missing returns, best first, the first turns of the stretches a rebuild
+// would show for the query (picked) that the log lacks, leaving out those
+// that match too little of the query to be worth their place (floor).
 func (m *state) missing(rk *ranking, sel *kept, picked []int) []int {
-	floor := 0.0
-	if rk.q != nil {
-		floor = m.tune.cover * rk.q.ceiling()
-	}
+	floor := m.floor(rk, picked)
 	var keys []int
-	for i, s := range picked {
-		if i == m.opt.Recall || rk.score(s) < floor {
+	for _, s := range picked {
+		if rk.score(s) < floor {
 			break
 		}
 		if k := m.str[s].start; !sel.covers(k) {
 			keys = append(keys, k)
 		}
 	}
-	sort.Ints(keys)
 	return keys
+}
+
+// floor is the least score a stretch must have to be worth a place in the
+// log, and so a write to the provider's cache, for the query: the share
+// Stability of the query's weight (see query.ceiling), the score of a
+// stretch that holds every word of the query; for a Retriever, whose
+// scores have no such scale, that share of the best stretch's score.
+func (m *state) floor(rk *ranking, picked []int) float64 {
+	share := max(m.opt.Stability, 0)
+	if rk.q != nil {
+		return share * rk.q.ceiling()
+	}
+	if len(picked) == 0 {
+		return 0
+	}
+	return share * rk.score(picked[0])
 }
 
 // current reports whether the log still matches the conversation: the
@@ -353,8 +451,11 @@ func (m *state) current(sel *kept) bool {
 		return false
 	}
 	for q := range sel.quotes {
-		for _, k := range q.keys {
-			if s := m.stretchOf(k); s < 0 || m.str[s].start != k {
+		for i, k := range q.keys {
+			// A stretch starts where it did, or the part of one (see
+			// piece) lies inside one.
+			s := m.stretchOf(k)
+			if s < 0 || m.str[s].start != k && q.ends[i] > m.stretchEnd(s) {
 				return false
 			}
 		}
@@ -536,14 +637,26 @@ func (m *state) rebuild(rk *ranking, reserve int) {
 	full := m.room(cut, reserve)
 	capacity := m.capacity(full)
 	if capacity < full {
-		// The headroom must not cost the query its best stretch: when that
-		// does not fit the share a rebuild spends, the share grows to it.
-		if _, best := rk.choose(cut, full, 1); len(best) > 0 {
-			capacity = max(capacity, m.sizeBefore(best[0], cut))
+		// The headroom must not cost the query the stretches that decide
+		// whether the log serves it (the judged best): when they do not
+		// fit the share a rebuild spends, as in a small budget, the share
+		// grows to them.
+		_, best := rk.choose(cut, full, m.tune.judged)
+		need := 0
+		for _, b := range best {
+			need += m.sizeBefore(b, cut)
 		}
+		capacity = max(capacity, need)
+	}
+	// A best stretch too long for the room is quoted in part, first.
+	a, b, _, part := m.piece(rk, cut, full)
+	if part {
+		size := m.sizeOf(a, b) + m.meter.part
+		full -= size
+		capacity = max(capacity-size, 0)
 	}
 	keys, _ := rk.choose(cut, capacity, 0)
-	if len(keys) == 0 && m.opt.Stability >= 0 {
+	if len(keys) == 0 && !part && m.opt.Stability >= 0 {
 		// Nothing scored and nothing fitted the share: the newest stretch
 		// that fits at all.
 		keys, _ = rk.choose(cut, full, 1)
@@ -552,7 +665,11 @@ func (m *state) rebuild(rk *ranking, reserve int) {
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), cut)
 	}
-	m.sel = &kept{block: m.quote(keys, ends, memoryHeader), upto: cut, made: len(m.turns)}
+	if part {
+		i := sort.SearchInts(keys, a)
+		keys, ends = slices.Insert(keys, i, a), slices.Insert(ends, i, b)
+	}
+	m.sel = &kept{block: m.quote(keys, ends, cut, memoryHeader), upto: cut, made: len(m.turns)}
 }
 
 // included lists, ascending, the first turn of each stretch the log shows,
@@ -574,4 +691,93 @@ func (m *state) included() []int {
 	}
 	sort.Ints(inc)
 	return slices.Compact(inc)
+}
+
+// piece finds, when the best stretch for the query (before upto) is too
+// long for room, the part of it worth quoting: the whole turns around
+// those that hold the most of the query's words, grown a turn or a tool
+// step at a time towards the side that matches more, while they fit, and
+// never parting a call from its result; top is the turn that matches
+// most. It reports ok false when the best
+// stretch fits, or no turn of it shares a word with the query, or not even
+// its best turn fits.
+func (m *state) piece(rk *ranking, upto, room int) (a, b, top int, ok bool) {
+	_, top1 := rk.choose(upto, math.MaxInt, 1)
+	if len(top1) == 0 || m.sizeBefore(top1[0], upto) <= room {
+		return 0, 0, 0, false
+	}
+	best := top1[0]
+	room -= m.meter.part
+	from, to := m.str[best].start, min(m.stretchEnd(best), upto)
+	words := map[string]bool{}
+	for _, w := range Terms(rk.text) {
+		words[w] = true
+	}
+	hits := make([]int, to-from)
+	top = -1
+	for t := from; t < to; t++ {
+		seen := map[string]bool{}
+		for _, w := range Terms(m.turns[t].indexed()) {
+			if words[w] && !seen[w] {
+				seen[w] = true
+				hits[t-from]++
+			}
+		}
+		if hits[t-from] > 0 && (top < 0 || hits[t-from] > hits[top-from]) {
+			top = t
+		}
+	}
+	if top < 0 {
+		return 0, 0, 0, false
+	}
+	// step is the run of whole turns from t that must travel together.
+	back := func(t int) int { // where the step ending at t starts
+		for t > from && !m.splittable(t) {
+			t--
+		}
+		return t
+	}
+	fwd := func(t int) int { // where the step starting at t ends
+		for t++; t < to && !m.splittable(t); t++ {
+		}
+		return t
+	}
+	a, b = back(top), fwd(top)
+	if m.sizeOf(a, b) > room {
+		return 0, 0, 0, false
+	}
+	for {
+		na, nb := a, b
+		if a > from {
+			na = back(a - 1)
+		}
+		if b < to {
+			nb = fwd(b)
+		}
+		before := a > from && m.sizeOf(na, b) <= room
+		after := b < to && m.sizeOf(a, nb) <= room
+		switch {
+		case before && after:
+			if m.matched(hits, from, na, a) >= m.matched(hits, from, b, nb) {
+				a = na
+			} else {
+				b = nb
+			}
+		case before:
+			a = na
+		case after:
+			b = nb
+		default:
+			return a, b, top, true
+		}
+	}
+}
+
+// matched sums hits, counted from turn from, over turns [a, b).
+func (m *state) matched(hits []int, from, a, b int) int {
+	n := 0
+	for t := a; t < b; t++ {
+		n += hits[t-from]
+	}
+	return n
 }

@@ -25,8 +25,9 @@ type meter struct {
 	// memory, recall and external are the header and footer of a memory
 	// block, a recalled memory part and outside material, together.
 	memory, recall, external int
-	// clipMark is the size of the mark that ends a clipped turn.
-	clipMark int
+	// clipMark is the size of the mark that ends a clipped turn, and part
+	// of the line that marks part of a longer stretch.
+	clipMark, part int
 	// minStretch is a lower bound on any stretch's size, so a fill stops
 	// looking once less is left.
 	minStretch int
@@ -43,6 +44,7 @@ func newMeter(f func(string) int) meter {
 	z.recall = z.size(recallHeader) + z.size(memoryFooter)
 	z.external = z.size(externalHeader) + z.size(externalFooter)
 	z.clipMark = z.size(clipMark)
+	z.part = z.size(partMark)
 	return z
 }
 

@@ -31,15 +31,22 @@
 //     with its speaker and each stretch with its date. The newest exchange
 //     (the two newest turns) follows as native messages.
 //  3. Keep the context still: it is a log that only grows at its end. The
-//     turns appended since the block follow it natively; when a later query
-//     needs stretches the context lacks, they are recalled in a new memory
-//     part after everything already sent (Result.Recalled). Every part up to
-//     Result.StableUpto repeats byte for byte on the next call, so the
-//     provider's prompt cache holds, until the log would overrun the budget
-//     and is rebuilt with room to grow (Result.Reselected). It is rebuilt
-//     too on the first call after a pause of five minutes, before the
-//     newest turn or before the query (ComposeAt says when it was asked):
-//     the provider's cache is gone, and a rebuild writes less.
+//     turns appended since the block follow it natively; when a query finds
+//     that the context lacks stretches a rebuild would show for it, those
+//     that match enough of the query to be worth a cache write (a share
+//     Options.Stability of its weight) are recalled, best first while they
+//     fit, in a new memory part after everything already sent
+//     (Result.Recalled). Every part up to Result.StableUpto repeats byte
+//     for byte on the next call, so the provider's prompt cache holds,
+//     until the log would overrun the budget: it then drops recalled parts
+//     the cache still allows it to, or is rebuilt with room to grow
+//     (Result.Reselected), the rest of what the query needs recalled at
+//     once after the new block, past the breakpoint. It is rebuilt too on
+//     the first call after a pause of five minutes, before the newest turn
+//     or before the query (ComposeAt says when it was asked): the
+//     provider's cache is gone, and a rebuild writes less. A stretch too long for the room is quoted in
+//     part, the turns that match the query and those around them, marked
+//     as part of a longer stretch.
 //  4. Outside knowledge (Options.External) arrives last, and an item is
 //     admitted when it adds what the conversation lacks: it must outscore
 //     the best the conversation offers for the query on one index, its
@@ -212,14 +219,11 @@ const (
 	DefaultBudget = 20_000
 	// DefaultChunk is the size at which a stretch closes, in characters.
 	DefaultChunk = 1000
-	// DefaultStability leaves a kept context alone while its best
-	// stretches score at least 95% of what a rebuild's would (see
-	// Options.Stability): since growing the context keeps its cached
-	// prefix, it pays to top it up early.
-	DefaultStability = 0.05
-	// DefaultRecall is how many stretches one query may recall into a kept
-	// context (see Options.Recall).
-	DefaultRecall = 4
+	// DefaultStability recalls into a kept context the stretches a
+	// rebuild would show that match at least a fifth of the query's weight
+	// (see Options.Stability); chosen by leave-one-conversation-out on the
+	// LoCoMo dev conversations (eval/README.md).
+	DefaultStability = 0.2
 )
 
 // tuning is every number behind the rules that is a choice rather than a
@@ -257,12 +261,6 @@ type tuning struct {
 	// them all at once rather than search: below it a pass over every
 	// posting costs less than the bookkeeping of pruning.
 	smallQuery int
-	// cover is the least share of a query's weight (see query.ceiling) a
-	// stretch must match to be recalled into a kept context: a stretch
-	// that shares only a common word or two with a message is not worth a
-	// place in every later call, and chat messages, unlike questions about
-	// the past, are mostly such matches.
-	cover float64
 	// firstK is the size of the first pruned search: enough to cover a fill
 	// of the budget in stretches of the default size with room to pass over
 	// some. maxK is the deepest pruned search; past it a fill scores every
@@ -278,7 +276,6 @@ var defaults = tuning{
 	headroom:          0.5,
 	lastTurns:         2,
 	judged:            3,
-	cover:             0.2,
 	smallQuery:        4096,
 	firstK:            48,
 	maxK:              4096,
@@ -328,34 +325,37 @@ type Options struct {
 	Chunk int
 
 	// Stability says how readily a kept context is left as it is. A new
-	// query leaves it alone while the three best stretches it shows (quoted
-	// or among the turns since its block) score at least (1 − Stability)
-	// times the three best a rebuild would bring, or while one of those
-	// three is among the turns since its block (the query carries on the
-	// talk of the moment); otherwise what it lacks is recalled into it (see
-	// Recall). Zero means DefaultStability; values in (0, 1] are stickier as
-	// they grow (1 leaves the context alone until the budget forces a
-	// rebuild); a negative value reselects the whole context on every
-	// query, which suits one-shot questions with no prompt cache to keep
-	// warm. At any value, a kept context is worth keeping only while a
-	// provider still caches it: on the first call after the newest turn
-	// came five minutes or more after the one before it, or after a query
-	// asked (ComposeAt) that long after the newest turn, the provider's
-	// entries are gone, so it is rebuilt (RebuildExpired).
+	// query leaves it alone while one of the three best stretches a rebuild
+	// would bring is among the turns since its block (the query carries on
+	// the talk of the moment); otherwise, of the stretches a rebuild would
+	// show, those the context lacks that match at least the share
+	// Stability of the query's weight are recalled into it, best first,
+	// while they fit (see Recall). So it grows by what the query needs, and
+	// stays still when nothing it lacks is worth a cache write. Zero means
+	// DefaultStability; values in (0, 1] are stickier as they grow (1
+	// recalls only a stretch that holds every word of the query); a
+	// negative value reselects the whole context on every query, which
+	// suits one-shot questions with no prompt cache to keep warm. At any
+	// value, a kept context is worth keeping only while a provider still
+	// caches it: on the first call after the newest turn came five minutes
+	// or more after the one before it, or after a query asked (ComposeAt)
+	// that long after the newest turn, the provider's entries are gone, so
+	// it is rebuilt (RebuildExpired).
 	Stability float64
 
-	// Recall is how many stretches one query may add to a kept context
-	// that no longer serves it (see Stability): of the best Recall
-	// stretches a rebuild would pick, those the context lacks, unless they
-	// match too little of the query to be worth it, are quoted in a new
-	// memory part after everything already sent, so the cached prefix
-	// holds and the next call finds them cached too. When they would not
-	// fit the budget, the context is rebuilt instead, to half of what it
-	// may spend, leaving room to grow; so it is after a pause that
-	// outlives the provider's cache (see Stability). Zero means
-	// DefaultRecall; a negative value never recalls: a context that no
-	// longer serves is rebuilt whole, as byheart did before its contexts
-	// could grow.
+	// Recall bounds how many stretches one query may add to a kept
+	// context (see Stability): they are quoted in a new memory part after
+	// everything already sent, so the cached prefix holds and the next call
+	// finds them cached too. Zero sets no count: what the query needs and
+	// the budget leaves room for. When the best of them does not fit, the
+	// context drops recalled parts (compaction) or is rebuilt, to half of
+	// what it may spend (or the query's three best stretches, if more),
+	// leaving room to grow, and recalls at once the rest of what the query
+	// needs, within the same count; so it is after a pause that
+	// outlives the provider's cache (see Stability). A negative value never
+	// recalls: a context is kept while its three best stretches score at
+	// least (1 − Stability) of a rebuild's, and otherwise rebuilt whole, as
+	// byheart did before its contexts could grow.
 	Recall int
 
 	// Boundaries, when set, is asked for split points inside a stretch that
@@ -409,9 +409,6 @@ func (o Options) normalized() Options {
 	}
 	if o.Stability == 0 || math.IsNaN(o.Stability) {
 		o.Stability = DefaultStability
-	}
-	if o.Recall == 0 {
-		o.Recall = DefaultRecall
 	}
 	if o.Stability > 1 {
 		o.Stability = 1

@@ -233,9 +233,9 @@ func (m *state) restoreKept(s *wireKept, why savedWhy) {
 		m.dropped = RebuildRestored
 	}
 	if s != nil && m.validKept(s) {
-		m.sel = &kept{block: m.quote(s.Keys, s.Ends, memoryHeader), upto: s.Upto, made: s.Made}
+		m.sel = &kept{block: m.quote(s.Keys, s.Ends, s.Upto, memoryHeader), upto: s.Upto, made: s.Made}
 		for _, r := range s.Recalls {
-			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, recallHeader)})
+			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, s.Upto, recallHeader)})
 		}
 	}
 }
@@ -390,6 +390,7 @@ func (m *state) validKept(s *wireKept) bool {
 		return false
 	}
 	var quoted [][2]int
+	parted := map[int]bool{}
 	check := func(keys, ends []int) bool {
 		if len(keys) != len(ends) {
 			return false
@@ -399,11 +400,17 @@ func (m *state) validKept(s *wireKept) bool {
 			if k < prev || ends[i] <= k || ends[i] > s.Upto {
 				return false
 			}
-			if j := m.stretchOf(k); j < 0 || m.str[j].start != k {
+			j := m.stretchOf(k)
+			if j < 0 {
 				return false
 			}
-			if e := ends[i]; e != s.Upto && m.str[m.stretchOf(e)].start != e {
-				return false
+			if e := ends[i]; m.str[j].start != k || e != s.Upto && m.str[m.stretchOf(e)].start != e {
+				// Part of a longer stretch (see piece): it lies inside the
+				// one stretch, cut where a stretch could start.
+				if !m.splittable(k) || e < s.Upto && !m.splittable(e) || e > m.stretchEnd(j) || parted[j] {
+					return false
+				}
+				parted[j] = true // a rebuild quotes one part of a stretch at most
 			}
 			prev = ends[i]
 			quoted = append(quoted, [2]int{k, ends[i]})

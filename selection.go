@@ -11,6 +11,7 @@ import (
 // the built-in BM25, all at once for a Retriever.
 type ranking struct {
 	m      *state
+	text   string    // the query: what a part of a long stretch is chosen for
 	q      *query    // built-in BM25
 	open   float64   // built-in BM25: the open stretch
 	custom []float64 // Retriever: by stretch
@@ -144,7 +145,7 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 // ranking prepares the built-in ranking of the stretches for the query.
 func (bm25Ranker) ranking(m *state, query string) *ranking {
 	q := m.ix.prepare(query)
-	m.rk = ranking{m: m, q: q, open: q.open}
+	m.rk = ranking{m: m, text: query, q: q, open: q.open}
 	return &m.rk
 }
 
@@ -191,7 +192,7 @@ func (rr retrieverRanker) rank(ctx context.Context, m *state, query string, item
 	if err != nil {
 		return nil, weighing{}, err
 	}
-	rk := &ranking{m: m, custom: scores[:n]}
+	rk := &ranking{m: m, text: query, custom: scores[:n]}
 	for s, v := range rk.custom {
 		if v > 0 {
 			rk.hits = append(rk.hits, hit{s, v})

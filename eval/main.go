@@ -13,9 +13,12 @@
 //	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
 //	go run ./eval -only multilingual -share 0.2    # languages beside their English twins
 //	go run ./eval -only attacks                    # poisoned tool text, and benign tool use
+//	go run ./eval -only window                     # a history ten times as long
 //
-// The sections are recall, temporal, replay, policies, external, speed,
-// multilingual and attacks; eval/README.md says what each measures. The
+// The sections are recall, temporal, replay, live, loco, window, policies,
+// external, speed, multilingual and attacks; eval/README.md says what each
+// measures. All but window run by default; window plays a history ten
+// times LoCoMo's length, a minute of its own, and runs with -only window. The
 // multilingual section reads its own set (testdata/multilingual.json, or
 // -multilingual FILE), and the attacks section its own suite
 // (testdata/attacks.json, or -attacks FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
@@ -49,7 +52,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "policies", "external", "speed", "multilingual", "attacks"}
+var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "policies", "external", "speed", "multilingual", "attacks"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -167,7 +170,7 @@ func chooseSections(only string) (map[string]bool, error) {
 	chosen := map[string]bool{}
 	if only == "" {
 		for _, s := range sectionNames {
-			chosen[s] = true
+			chosen[s] = s != "window" // a minute of its own: run with -only window
 		}
 		return chosen, nil
 	}
@@ -217,6 +220,9 @@ type results struct {
 	Recall   *recallResult   `json:"recall,omitempty"`
 	Temporal *temporalResult `json:"temporal,omitempty"`
 	Replay   *replayResult   `json:"replay,omitempty"`
+	Live     *liveResult     `json:"live,omitempty"`
+	LOCO     *locoResult     `json:"leave_one_out,omitempty"`
+	Window   *windowResult   `json:"window,omitempty"`
 	Policies *policyResult   `json:"policies,omitempty"`
 	External *externalResult `json:"external,omitempty"`
 	Speed    *speedResult    `json:"speed,omitempty"`
@@ -263,6 +269,18 @@ func measure(ds *dataset, budget int, sections map[string]bool, prog *progress) 
 		}},
 		{"replay", func() (err error) {
 			res.Replay, err = measureReplay(ds, budget, lat, prog)
+			return err
+		}},
+		{"live", func() (err error) {
+			res.Live, err = measureLive(ds, budget, lat, prog)
+			return err
+		}},
+		{"loco", func() (err error) {
+			res.LOCO, err = measureLOCO(ds, budget, lat, prog)
+			return err
+		}},
+		{"window", func() (err error) {
+			res.Window, err = measureWindow(budget, lat, prog)
 			return err
 		}},
 		{"policies", func() (err error) {

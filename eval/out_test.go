@@ -17,7 +17,7 @@ import (
 // outRun runs the benchmark on the tiny fixture into dir with extra flags.
 func outRun(t *testing.T, data, dir string, extra ...string) error {
 	t.Helper()
-	args := append([]string{"-locomo", data, "-budget", "50", "-only", "recall,replay,temporal", "-out", dir}, extra...)
+	args := append([]string{"-locomo", data, "-budget", "50", "-only", "recall,replay,temporal,policies", "-out", dir}, extra...)
 	return run(args, &bytes.Buffer{}, &bytes.Buffer{})
 }
 

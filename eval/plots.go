@@ -15,13 +15,8 @@ import (
 // the recall and replay sections, measured again at the budgets the
 // pictures sweep.
 
-// plotBudgets are the budgets the recall picture sweeps; paretoBudgets are
-// the ones the recall/cost picture also prices, since a replay costs more
-// than a recall run.
-var (
-	plotBudgets   = []int{5000, 10000, 20000, 30000, 40000}
-	paretoBudgets = []int{5000, 10000, 20000, 40000}
-)
+// plotBudgets are the budgets the recall picture sweeps.
+var plotBudgets = []int{5000, 10000, 20000, 30000, 40000}
 
 // methodColors keep a method's color the same in every picture.
 var methodColors = map[string]string{
@@ -60,12 +55,6 @@ func measureSweep(ds *dataset, res *results, prog *progress) (*sweep, error) {
 	}
 	if res.Replay != nil {
 		sw.replay[res.Budget] = res.Replay
-		if res.Recall != nil {
-			err := measureMissing(sw.replay, paretoBudgets, func(b int) (*replayResult, error) { return measureReplay(ds, b, lat, prog) })
-			if err != nil {
-				return nil, err
-			}
-		}
 	}
 	return sw, nil
 }
@@ -145,8 +134,8 @@ func writePictures(dir string, res *results, sw *sweep) ([]string, error) {
 		add(tokensPicture, alongChart(r, source, false))
 		add(cumulativePicture, alongChart(r, source, true))
 	}
-	if len(sw.recall) > 0 && len(sw.replay) > 1 {
-		add(paretoPicture, paretoChart(sw, source))
+	if res.Policies != nil && res.Recall != nil && res.Replay != nil {
+		add(paretoPicture, paretoChart(res, source))
 	}
 	if len(charts) == 0 {
 		return nil, nil
@@ -261,35 +250,32 @@ func middleSessions(calls []callCost, n int) (from, to, first int) {
 	return starts[i], to, i + 1
 }
 
-// paretoChart sets each method's recall against its cost, one point per
-// budget, and draws the front: the points no other beats on both.
-func paretoChart(sw *sweep, source string) *chart {
+// paretoChart sets each rule 3 setting's recall (questions in order)
+// against its cost (the live replay) at the run's budget, beside plain RAG
+// and full history, and draws the front: the points no other beats on
+// both. Each point is its own series, named in the legend, so no label
+// sits on another.
+func paretoChart(res *results, source string) *chart {
 	c := &chart{
 		title:    "Recall against cost",
-		subtitle: fmt.Sprintf("%s: recall (categories 1–4) against effective tokens per call in the live replay, by budget", source),
+		subtitle: fmt.Sprintf("%s, %s characters: recall (categories 1–4) against effective tokens per call in the live replay", source, thousands(float64(res.Budget))),
 		xLabel:   "effective tokens per call", yLabel: "evidence recall",
 		xFormat: integer, yFormat: fraction, yMin: 0, yMax: 1,
 	}
 	var all []point
-	for _, m := range replayMethods {
-		s := series{name: m.name, color: methodColors[m.name]}
-		for _, b := range sortedKeys(sw.replay) {
-			rc := sw.recall[b]
-			if rc == nil {
-				continue
+	dot := func(name, color string, p point) {
+		all = append(all, p)
+		c.series = append(c.series, series{name: name, color: color, dots: []point{p}})
+	}
+	for _, row := range res.Policies.Rows {
+		for _, p := range policies {
+			if p.name == row.Policy {
+				dot(p.short, p.color, point{row.EffectiveTokens, row.Recall14})
 			}
-			p := point{findReplay(sw.replay[b], m.name).EffectiveTokens, findRecall(rc, m.name).Recall14}
-			s.dots = append(s.dots, p)
-			if m.name == fullHistory.name {
-				// Full history sends everything whatever the budget.
-				c.notes = append(c.notes, note{p, "whole history", s.color})
-				break
-			}
-			s.line = append(s.line, p)
-			c.notes = append(c.notes, note{p, kilo(float64(b)), s.color})
 		}
-		all = append(all, s.dots...)
-		c.series = append(c.series, s)
+	}
+	for _, m := range []method{plainRAG, fullHistory} {
+		dot(m.name, methodColors[m.name], point{findReplay(res.Replay, m.name).EffectiveTokens, findRecall(res.Recall, m.name).Recall14})
 	}
 	c.series = append(c.series, series{name: "Pareto front", color: "#000000", dash: true, line: front(all)})
 	return c

@@ -11,14 +11,16 @@ import (
 // model on questions asked in order (evidence recall) against what it costs
 // on the live replay, so a reader sees why the default sits where it does.
 var policies = []struct {
-	name string
-	opts byheart.Options
+	name  string
+	short string // the picture's legend
+	color string
+	opts  byheart.Options
 }{
-	{"fresh every query (Stability -1)", byheart.Options{Stability: -1}},
-	{"keep or rebuild (Stability 0.45, Recall -1: before logs)", byheart.Options{Stability: 0.45, Recall: -1}},
-	{"log, Stability 0.3, Recall 4", byheart.Options{Stability: 0.3}},
-	{"log, Stability 0.05, Recall 4 (default)", byheart.Options{}},
-	{"log, Stability 0.05, Recall 8", byheart.Options{Recall: 8}},
+	{"fresh every query (Stability -1)", "fresh", methodColors[byheartFresh.name], byheart.Options{Stability: -1}},
+	{"keep or rebuild (Stability 0.45, Recall -1: before logs)", "keep or rebuild", "#8e44ad", byheart.Options{Stability: 0.45, Recall: -1}},
+	{"log, Stability 0.1", "Stability 0.1", "#6fa8dc", byheart.Options{Stability: 0.1}},
+	{"log, Stability 0.2 (default)", "default (0.2)", methodColors[byheartDefault.name], byheart.Options{}},
+	{"log, Stability 0.3", "Stability 0.3", "#0b2f6b", byheart.Options{Stability: 0.3}},
 }
 
 // policyRow is one setting's recall and bill.

@@ -39,29 +39,36 @@ func recallConversation(conv *conversation, m method, budget int, lat *latencies
 		}
 	}
 	var t recallTally
-	for _, q := range conv.Questions {
+	for i := range conv.Questions {
+		q := &conv.Questions[i]
 		c, err := comp.compose(q.Text)
 		if err != nil {
 			return recallTally{}, err
 		}
-		s := newSent(c)
-		found := 0
-		for _, e := range q.Evidence {
-			if s.has(&conv.Turns[e]) {
-				found++
-			}
-		}
-		t.sum[q.Category] += float64(found) / float64(len(q.Evidence))
-		t.questions[q.Category]++
-		size := c.contextChars()
-		t.compositions++
-		t.contextChars += size
-		t.maxContext = max(t.maxContext, size)
-		if size > budget {
-			t.overruns++
-		}
+		t.judge(conv, q, c, budget)
 	}
 	return t, nil
+}
+
+// judge scores call c, composed for question q, by the share of the
+// question's evidence turns that reached its context.
+func (t *recallTally) judge(conv *conversation, q *question, c call, budget int) {
+	s := newSent(c)
+	found := 0
+	for _, e := range q.Evidence {
+		if s.has(&conv.Turns[e]) {
+			found++
+		}
+	}
+	t.sum[q.Category] += float64(found) / float64(len(q.Evidence))
+	t.questions[q.Category]++
+	size := c.contextChars()
+	t.compositions++
+	t.contextChars += size
+	t.maxContext = max(t.maxContext, size)
+	if size > budget {
+		t.overruns++
+	}
 }
 
 // categoryRecall is one method's recall on one category.

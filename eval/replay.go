@@ -1,7 +1,5 @@
 package main
 
-import "github.com/byheart/byheart"
-
 // replayMethods are priced on the live replay: byheart as a live chat uses it
 // (default, sticky), byheart reselecting on every call (to show what
 // stickiness buys), and the baselines.
@@ -30,6 +28,7 @@ type callCost struct {
 	Effective float64 // tokens as billed
 	Rebuilt   bool    // the call reported Reselected
 	Cold      bool    // the first call of a session
+	At        int     // how many turns the conversation had
 }
 
 func (a *replayTally) merge(b replayTally) {
@@ -53,62 +52,39 @@ func (a *replayTally) merge(b replayTally) {
 // turn is appended, the method composes with that turn as the query, and the
 // call is priced; assistant turns are only appended.
 func replayConversation(conv *conversation, m method, budget int, lat *latencies) (replayTally, error) {
-	comp := m.make(budget, lat)
-	var k cache
-	var t replayTally
-	session := -1
-	for i := range conv.Turns {
-		turn := &conv.Turns[i]
-		if turn.Role == byheart.User {
-			var c call
-			var err error
-			if tc, ok := comp.(timed); ok {
-				c, err = tc.composeAt(turn.Text, turn.When)
-			} else {
-				c, err = comp.compose(turn.Text)
-			}
-			if err != nil {
-				return replayTally{}, err
-			}
-			cold := turn.Session != session
-			session = turn.Session
-			b := k.charge(c, cold)
-			t.calls++
-			t.prompt += b.Prompt()
-			t.effective += b.Effective()
-			if b.Hit() {
-				t.hits++
-			}
-			if !cold {
-				t.warm++
-				t.warmPrompt += b.Prompt()
-				t.warmEffective += b.Effective()
-				if b.Hit() {
-					t.warmHits++
-				}
-			}
-			if c.reselected {
-				t.rebuilds++
-			}
-			t.along = append(t.along, callCost{b.Effective(), c.reselected, cold})
-			if i > 0 {
-				t.withPrevious++
-				if newSent(c).has(&conv.Turns[i-1]) {
-					t.continuity++
-				}
-			}
-			size := c.contextChars()
-			t.contextChars += size
-			t.maxContext = max(t.maxContext, size)
-			if size > budget {
-				t.overruns++
-			}
-		}
-		if err := comp.add(turn); err != nil {
-			return replayTally{}, err
+	t, _, err := liveConversation(conv, m, budget, lat, nil)
+	return t, err
+}
+
+// charge prices call c, composed for the chat or for a question asked
+// during it when the conversation had at turns, on the replay's cache k,
+// and counts it. cold says it is the first call of a session.
+func (t *replayTally) charge(k *cache, c call, cold bool, budget, at int) {
+	b := k.charge(c, cold)
+	t.calls++
+	t.prompt += b.Prompt()
+	t.effective += b.Effective()
+	if b.Hit() {
+		t.hits++
+	}
+	if !cold {
+		t.warm++
+		t.warmPrompt += b.Prompt()
+		t.warmEffective += b.Effective()
+		if b.Hit() {
+			t.warmHits++
 		}
 	}
-	return t, nil
+	if c.reselected {
+		t.rebuilds++
+	}
+	t.along = append(t.along, callCost{b.Effective(), c.reselected, cold, at})
+	size := c.contextChars()
+	t.contextChars += size
+	t.maxContext = max(t.maxContext, size)
+	if size > budget {
+		t.overruns++
+	}
 }
 
 // replayRow is one method's line of the replay table.

@@ -84,6 +84,15 @@ func writeMarkdown(w io.Writer, r *results) error {
 	if r.Replay != nil {
 		writeReplay(&b, r.Replay)
 	}
+	if r.Live != nil {
+		writeLive(&b, r.Live)
+	}
+	if r.LOCO != nil {
+		writeLOCO(&b, r.LOCO)
+	}
+	if r.Window != nil {
+		writeWindow(&b, r.Window)
+	}
 	if r.Policies != nil {
 		writePolicies(&b, r.Policies)
 	}

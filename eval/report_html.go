@@ -19,7 +19,7 @@ var pictureNotes = map[string]string{
 	recallPicture:     "Evidence recall (the share of each question's evidence turns whose text reaches the context, categories 1–4) at each budget the picture sweeps, one line a method.",
 	tokensPicture:     "The effective tokens of every call along the first conversation's live replay (cached input priced at its discount), for a stretch of middle sessions.",
 	cumulativePicture: "The running total of those effective tokens over the whole first conversation.",
-	paretoPicture:     "Recall against the effective tokens a call costs, one point a method and budget; the line joins the points no other beats on both.",
+	paretoPicture:     "Recall against the effective tokens a call costs at the run's budget, one point for each rule 3 setting beside plain RAG and full history; the line joins the points no other beats on both.",
 }
 
 // pageStyle is the page's only styling, inline so the page stands alone.

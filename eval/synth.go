@@ -132,9 +132,15 @@ type line struct {
 }
 
 func newSynthConv(r *rng, id, a, b string) *synthConv {
+	return newSynthConvOf(r, id, a, b, synthSessions)
+}
+
+// newSynthConvOf is a conversation of the given number of sessions, with
+// the facts of one of the default size planted across them.
+func newSynthConvOf(r *rng, id, a, b string, sessions int) *synthConv {
 	c := &synthConv{id: id, speakers: [2]string{a, b}}
 	day := time.Date(2021+r.intn(3), time.Month(1+r.intn(12)), 1+r.intn(28), 0, 0, 0, 0, time.UTC)
-	for range synthSessions {
+	for range sessions {
 		n := synthTurnsMin + 2*r.intn(synthTurnsSpread/2+1)
 		when := day.Add(time.Duration(8*60+r.intn(15*60)) * time.Minute) // between 8 am and 11 pm
 		s := &synthSession{when: when, starter: r.intn(2), turns: make([]synthTurn, n)}
@@ -297,7 +303,7 @@ func (c *synthConv) plantSingleHop(r *rng) {
 		k := &singleHop[i]
 		for speaker, v := range slotValues(r, k.slots, 2) {
 			lines, ev := k.said(r, v, style[2*i+speaker], echo[2*i+speaker])
-			at := c.place(r, 0, synthSessions, speaker, lines)
+			at := c.place(r, 0, len(c.sessions), speaker, lines)
 			if at == nil {
 				continue
 			}
@@ -327,7 +333,7 @@ func (c *synthConv) plantTemporal(r *rng) {
 				{text: strings.ReplaceAll(rd.bare, "{weekday}", weekday.String())},
 			}
 		}
-		at := c.place(r, 0, synthSessions, speaker, lines)
+		at := c.place(r, 0, len(c.sessions), speaker, lines)
 		if at == nil {
 			continue
 		}
@@ -381,7 +387,7 @@ func (c *synthConv) twoSessions(r *rng, speaker int, first, second []line, q syn
 	// Drawing the pair of sessions as a pair, rather than the first and then
 	// one after it, keeps evidence spread evenly over the conversation.
 	for range 100 {
-		s1, s2 := r.intn(synthSessions), r.intn(synthSessions)
+		s1, s2 := r.intn(len(c.sessions)), r.intn(len(c.sessions))
 		s1, s2 = min(s1, s2), max(s1, s2)
 		if s2-s1 < 3 || c.starts(s1, speaker, first) == nil || c.starts(s2, speaker, second) == nil {
 			continue

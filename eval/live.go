@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/byheart/byheart"
+)
+
+// The live chat with questions in it is the one workload both of the
+// benchmark's figures come from: the replay as a chat plays it, and each
+// LoCoMo question asked during it, at a seeded point after its last
+// evidence turn, composed then (told its time like every chat call),
+// priced like every other call and judged like the recall table, but never
+// appended: a question is a look into the memory, not part of the talk.
+
+// liveSeed draws where the questions are asked.
+const liveSeed = 0x6c69766520636861
+
+// asked maps, for each point of the conversation (before turn i is
+// appended; len(Turns) is after the last), the questions asked there.
+type asked map[int][]*question
+
+// schedule places each question at a point drawn uniformly after its last
+// evidence turn, the same points for every method.
+func schedule(conv *conversation) asked {
+	r := newRNG(liveSeed ^ uint64(len(conv.Turns))<<20 ^ uint64(len(conv.Questions)))
+	at := asked{}
+	for i := range conv.Questions {
+		q := &conv.Questions[i]
+		last := 0
+		for _, e := range q.Evidence {
+			last = max(last, e)
+		}
+		p := last + 1 + r.intn(len(conv.Turns)-last)
+		at[p] = append(at[p], q)
+	}
+	return at
+}
+
+// liveConversation plays the conversation as a live chat, composing for
+// each user turn before it is appended, and, when questions are given,
+// asks those scheduled at each point before the chat's call there. It
+// returns the bill of every call, questions' included, and the questions'
+// evidence recall.
+func liveConversation(conv *conversation, m method, budget int, lat *latencies, questions asked) (replayTally, recallTally, error) {
+	comp := m.make(budget, lat)
+	var k cache
+	var t replayTally
+	var rc recallTally
+	session, called := -1, -1
+	compose := func(query string, when time.Time) (call, error) {
+		if tc, ok := comp.(timed); ok {
+			return tc.composeAt(query, when)
+		}
+		return comp.compose(query)
+	}
+	ask := func(i int) error {
+		if i == 0 {
+			return nil
+		}
+		prev := &conv.Turns[i-1]
+		for _, q := range questions[i] {
+			c, err := compose(q.Text, prev.When)
+			if err != nil {
+				return err
+			}
+			cold := prev.Session != called
+			called = prev.Session
+			t.charge(&k, c, cold, budget, i)
+			rc.judge(conv, q, c, budget)
+		}
+		return nil
+	}
+	for i := range conv.Turns {
+		if err := ask(i); err != nil {
+			return replayTally{}, recallTally{}, err
+		}
+		turn := &conv.Turns[i]
+		if turn.Role == byheart.User {
+			c, err := compose(turn.Text, turn.When)
+			if err != nil {
+				return replayTally{}, recallTally{}, err
+			}
+			cold := turn.Session != session && turn.Session != called
+			session, called = turn.Session, turn.Session
+			t.charge(&k, c, cold, budget, i)
+			if i > 0 {
+				t.withPrevious++
+				if newSent(c).has(&conv.Turns[i-1]) {
+					t.continuity++
+				}
+			}
+		}
+		if err := comp.add(turn); err != nil {
+			return replayTally{}, recallTally{}, err
+		}
+	}
+	if err := ask(len(conv.Turns)); err != nil {
+		return replayTally{}, recallTally{}, err
+	}
+	return t, rc, nil
+}
+
+// liveMethods are compared on the live chat with questions.
+var liveMethods = []method{byheartDefault, byheartFresh, keepOrRebuild, plainRAG, fullHistory}
+
+// keepOrRebuild is rule 3 before logs could grow: the selection is kept
+// while it scores at least 0.55 of a rebuild's, and rebuilt otherwise.
+var keepOrRebuild = method{name: "keep or rebuild", selects: true, make: func(budget int, lat *latencies) composer {
+	return newByheart(byheart.Options{Budget: budget, Stability: 0.45, Recall: -1}, lat)
+}}
+
+// liveRow is one method's line of the live chat with questions.
+type liveRow struct {
+	Method string    `json:"method"`
+	Recall recallRow `json:"recall"`
+	Bill   replayRow `json:"bill"`
+}
+
+// liveResult is the live section.
+type liveResult struct {
+	Budget    int       `json:"budget"`
+	Questions int       `json:"questions"`
+	Rows      []liveRow `json:"rows"`
+}
+
+func measureLive(ds *dataset, budget int, lat *latencies, prog *progress) (*liveResult, error) {
+	n := len(liveMethods)
+	bills := make([]replayTally, len(ds.Convs)*n)
+	recalls := make([]recallTally, len(ds.Convs)*n)
+	err := parallel(len(bills), lat, prog, "live", func(j int, lat *latencies) (err error) {
+		conv := ds.Convs[j/n]
+		bills[j], recalls[j], err = liveConversation(conv, liveMethods[j%n], budget, lat, schedule(conv))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := &liveResult{Budget: budget}
+	for _, c := range ds.Convs {
+		res.Questions += len(c.Questions)
+	}
+	for i, m := range liveMethods {
+		var b replayTally
+		var r recallTally
+		for c := range ds.Convs {
+			b.merge(bills[c*n+i])
+			r.merge(recalls[c*n+i])
+		}
+		res.Rows = append(res.Rows, liveRow{Method: m.name, Recall: r.row(m.name), Bill: b.row(m)})
+	}
+	return res, nil
+}
+
+func writeLive(b *strings.Builder, r *liveResult) {
+	fmt.Fprintf(b, "\n## Live chat with questions at %s characters\n\n", thousands(float64(r.Budget)))
+	fmt.Fprintf(b, "The live replay, with each of the %s questions asked during it at a seeded point after its last evidence turn: composed then (`ComposeAt`), priced like every other call, judged like the recall table, never appended. ", thousands(float64(r.Questions)))
+	b.WriteString("Effective tokens are per call, chat and questions together.\n\n")
+	b.WriteString("| method | 1 multi-hop | 2 temporal | 3 open-domain | 4 single-hop | 1–4 | effective tokens/call | × plain RAG | warm-call hits | rebuilds | over budget |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	var rag float64
+	for _, row := range r.Rows {
+		if row.Method == plainRAG.name {
+			rag = row.Bill.EffectiveTokens
+		}
+	}
+	for _, row := range r.Rows {
+		rebuilds := "—"
+		if row.Bill.Rebuilds != nil {
+			rebuilds = thousands(float64(*row.Bill.Rebuilds))
+		}
+		fmt.Fprintf(b, "| %s |", row.Method)
+		for _, c := range row.Recall.Categories[:4] {
+			fmt.Fprintf(b, " %.3f |", c.Recall)
+		}
+		fmt.Fprintf(b, " **%.3f** | %s | %.2f | %s | %s | %d |\n", row.Recall.Recall14, thousands(row.Bill.EffectiveTokens),
+			ratio(row.Bill.EffectiveTokens, rag), percent(row.Bill.WarmHitRate), rebuilds, row.Recall.Overruns+row.Bill.Overruns)
+	}
+}

@@ -1,0 +1,127 @@
+package byheart
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAStretchLongerThanTheRoomIsQuotedInPart(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		opts Options
+	}{
+		{"default", Options{Budget: 600}},
+		{"fresh", Options{Budget: 600, Stability: -1}},
+		{"keep or rebuild", Options{Budget: 600, Stability: 0.45, Recall: -1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := New(c.opts)
+			day := time.Date(2024, 3, 4, 10, 0, 0, 0, time.UTC)
+			// An old sitting of fourteen turns, about 1,400 characters: one
+			// stretch, more than twice the room, with the answer in its middle.
+			for i := range 14 {
+				text := fmt.Sprintf("Filler line %d about the weather, the neighbours and what is on the radio this week.", i)
+				if i == 7 {
+					text = "The canary rollback of the kubernetes cluster failed twice, so we pinned version 1.27."
+				}
+				role := User
+				if i%2 == 1 {
+					role = Assistant
+				}
+				mustAppendAt(t, m, role, text, day.Add(time.Duration(i)*time.Minute))
+			}
+			// Newer sittings, days later, about something else.
+			for d := 1; d <= 4; d++ {
+				at := day.AddDate(0, 0, 3*d)
+				for i := range 4 {
+					mustAppendAt(t, m, []Role{User, Assistant}[i%2], fmt.Sprintf("Sitting %d, line %d: the garden, the tomatoes and the compost heap.", d, i), at.Add(time.Duration(i)*time.Minute))
+				}
+			}
+			require.Greater(t, m.sizeOf(0, 14), 600, "the old sitting is longer than the budget")
+			r := compose(t, m, "what happened with the kubernetes canary rollback?")
+			text := strings.Join(flat(r), "\n")
+			assert.Contains(t, text, "canary rollback of the kubernetes cluster", "the turn of the old sitting that matches")
+			assert.Contains(t, text, partMark, "marked as part of a longer stretch")
+			assert.LessOrEqual(t, contextRunes(r), 600)
+			assert.Contains(t, r.Included, 0, "the old sitting's stretch is listed as shown")
+		})
+	}
+}
+
+func TestAPartOfAStretchNeverPartsACallFromItsResult(t *testing.T) {
+	t.Parallel()
+	m := New(Options{Budget: 700})
+	day := time.Date(2024, 3, 4, 10, 0, 0, 0, time.UTC)
+	mustAppendAt(t, m, User, "Please look up the canary rollback runbook for the kubernetes cluster.", day)
+	for i := range 6 {
+		_, err := m.AppendTurn(Turn{Role: ToolCall, Tool: "search", CallID: fmt.Sprint("c", i), Text: fmt.Sprintf(`{"q":"runbook page %d"}`, i), Time: day})
+		require.NoError(t, err)
+		body := fmt.Sprintf("Runbook page %d: general notes on paging, on-call rotations and escalation paths for the team.", i)
+		if i == 3 {
+			body = "Runbook page 3: a canary rollback on the kubernetes cluster is undone with the pinned version."
+		}
+		_, err = m.AppendTurn(Turn{Role: ToolResult, CallID: fmt.Sprint("c", i), Text: body, Source: Source{Name: "wiki", Authenticated: true}, Time: day})
+		require.NoError(t, err)
+	}
+	mustAppendAt(t, m, Assistant, "Done: the runbook says to pin the version.", day)
+	for d := 1; d <= 3; d++ {
+		at := day.AddDate(0, 0, d)
+		mustAppendAt(t, m, User, fmt.Sprintf("Day %d: the garden and the compost heap again.", d), at)
+		mustAppendAt(t, m, Assistant, fmt.Sprintf("Day %d: yes, the tomatoes are doing well.", d), at)
+	}
+	r := compose(t, m, "how is a kubernetes canary rollback undone?")
+	text := strings.Join(flat(r), "\n")
+	require.Contains(t, text, "is undone with the pinned version")
+	assert.Contains(t, text, `{"q":"runbook page 3"}`, "the result's call is quoted with it")
+	assert.LessOrEqual(t, contextRunes(r), 700)
+}
+
+func TestARebuildShowsWhatAFreshSelectionWould(t *testing.T) {
+	t.Parallel()
+	build := func(opts Options) *Memory {
+		m := New(opts)
+		day := time.Date(2024, 3, 4, 10, 0, 0, 0, time.UTC)
+		// Twelve sittings a day apart, one stretch each; every third is
+		// about the sourdough starter.
+		for d := range 12 {
+			at := day.AddDate(0, 0, d)
+			for i := range 4 {
+				text := fmt.Sprintf("Day %d, line %d: the garden, the tomatoes and the compost heap need work.", d, i)
+				if d%3 == 0 {
+					text = fmt.Sprintf("Day %d, line %d: the sourdough starter hydration was raised again today.", d, i)
+				}
+				mustAppendAt(t, m, []Role{User, Assistant}[i%2], text, at.Add(time.Duration(i)*time.Minute))
+			}
+		}
+		return m
+	}
+	// Half of what a rebuild may spend holds two of the four matching
+	// stretches; the whole room holds all four.
+	const budget = 2200
+	query := "how did the sourdough starter hydration change?"
+	fresh := compose(t, build(Options{Budget: budget, Stability: -1}), query)
+	r := compose(t, build(Options{Budget: budget}), query)
+	count := func(r Result, kind PartKind) int {
+		n := 0
+		for _, msg := range r.Messages {
+			for _, p := range msg.Parts {
+				if p.Kind == kind {
+					n += strings.Count(p.Text, "sourdough starter hydration was raised") // once a turn
+				}
+			}
+		}
+		return n
+	}
+	t.Logf("fresh %d, default block %d, recalled %d matching turns", count(fresh, PartMemory), count(r, PartMemory), count(r, PartRecalled))
+	assert.True(t, r.Reselected(), "the first call rebuilds")
+	assert.NotEmpty(t, r.Recalled, "what the block's share leaves out is recalled at once")
+	assert.GreaterOrEqual(t, count(r, PartMemory), 3*4, "the block holds the query's three best stretches, though half the room holds fewer")
+	assert.Equal(t, count(fresh, PartMemory), count(r, PartMemory)+count(r, PartRecalled), "the default shows the matching turns a fresh selection does")
+	assert.LessOrEqual(t, contextRunes(r), budget)
+}
