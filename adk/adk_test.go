@@ -297,17 +297,22 @@ func TestUnverifiedResponsesAreFramedWithTheirSource(t *testing.T) {
 }
 
 // TestSessionsNeverSeeEachOther runs two users' sessions at once through
-// one plugin: every request holds one session's words only.
+// one plugin: every request holds one session's words only. Each user has
+// a runner and agent of its own, as adk-go's Runner.Run writes to its root
+// agent's state and is not safe for concurrent use; the plugin, the session
+// service and the model are shared.
 func TestSessionsNeverSeeEachOther(t *testing.T) {
 	rec := &recorder{}
-	a, err := llmagent.New(llmagent.Config{Name: "helper", Model: rec, Tools: tools(t)})
-	require.NoError(t, err)
-	r, err := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: session.InMemoryService(), AutoCreateSession: true,
-		PluginConfig: runner.PluginConfig{Plugins: []*plugin.Plugin{byheartadk.Plugin(byheartadk.Config{Options: byheart.Options{Budget: 1500}})}}})
-	require.NoError(t, err)
+	sessions := session.InMemoryService()
+	memory := byheartadk.Plugin(byheartadk.Config{Options: byheart.Options{Budget: 1500}})
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for _, word := range []string{"alpha", "beta"} {
+		a, err := llmagent.New(llmagent.Config{Name: "helper", Model: rec, Tools: tools(t)})
+		require.NoError(t, err)
+		r, err := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: sessions, AutoCreateSession: true,
+			PluginConfig: runner.PluginConfig{Plugins: []*plugin.Plugin{memory}}})
+		require.NoError(t, err)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

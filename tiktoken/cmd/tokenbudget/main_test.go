@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -18,6 +19,11 @@ const synthetic = "../../../testdata/synthetic.json"
 // measure never passes the budget and fills more of it than the estimate,
 // which leans towards counting too many.
 func TestAnExactBudgetFillsWhatTheEstimateLeaves(t *testing.T) {
+	if _, err := os.Stat(synthetic); err != nil {
+		// A module fetched on its own (as the consumer build gets it)
+		// comes without the repository's data.
+		t.Skipf("the repository's synthetic set is not here: %v", err)
+	}
 	var out bytes.Buffer
 	require.NoError(t, run([]string{"-tokens", "1000", "-data", synthetic}, &out, &bytes.Buffer{}))
 	rows := map[string][]string{}
