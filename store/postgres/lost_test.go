@@ -20,6 +20,8 @@ func TestLostTellsAFailedConnectionFromARefusedStatement(t *testing.T) {
 		{"the server shutting down (57P01)", &pgconn.PgError{Code: "57P01"}, true},
 		{"the server starting (57P03)", &pgconn.PgError{Code: "57P03"}, true},
 		{"a connection exception (08006)", &pgconn.PgError{Code: "08006"}, true},
+		{"too many connections (53300)", fmt.Errorf("failed to connect: %w", &pgconn.PgError{Code: "53300"}), true},
+		{"a disk full (53100)", &pgconn.PgError{Code: "53100"}, false},
 		{"a connection cut short", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true},
 		{"a connection refused", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, true},
 		{"a connection reset", fmt.Errorf("write: %w", syscall.ECONNRESET), true},

@@ -111,12 +111,16 @@ var dialect = sqlstore.Dialect{
 
 // lost reports the connection failing rather than the server refusing a
 // statement: an error the server did not send (refused, reset, closed,
-// cut short), or one it sent as it shut down or while it cannot yet take
-// connections (classes 08 and 57P).
+// cut short), or one it sent as it shut down, while it cannot yet take
+// connections, or while all its connection slots are taken (classes 08 and
+// 57P, and 53300).
 func lost(err error) bool {
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) {
-		return strings.HasPrefix(pg.Code, "08") || strings.HasPrefix(pg.Code, "57P")
+		// 53300: too many connections, as when connections a network cut
+		// away still hold the server's slots; it takes others once it has
+		// reaped them, and no statement ran.
+		return strings.HasPrefix(pg.Code, "08") || strings.HasPrefix(pg.Code, "57P") || pg.Code == "53300"
 	}
 	var nerr net.Error
 	return errors.As(err, &nerr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
