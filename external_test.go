@@ -88,9 +88,14 @@ func TestOutsideMaterialGetsInOnlyWhenItBeatsTheConversation(t *testing.T) {
 			items: []string{"Recipes for sourdough bread.", "The pricing decision was to charge 55 a month."},
 			query: "what did we decide about pricing?", admit: "The pricing decision was to charge 55 a month.",
 			out: "sourdough", why: "only the items that beat the conversation get in"},
-		{name: "relevant material loses to a closer match in the conversation",
+		{name: "material holding one of the question's words loses to a closer match in the conversation",
+			items: []string{"Somebody once mentioned a path somewhere."},
+			query: "what did we say about the coastal path?", out: "Somebody",
+			why: "it says no more of the question than its rarest word, and the conversation answers this better itself"},
+		{name: "material holding the question's words together gets in though the conversation holds them too",
 			items: []string{"Somebody once mentioned a coastal path somewhere."},
-			query: "what did we say about the coastal path?", out: "Somebody", why: "the conversation answers this better itself"},
+			query: "what did we say about the coastal path?", admit: "Somebody once mentioned a coastal path somewhere.",
+			why: "by default it is compared with the question's heaviest word as well as with the best stretch"},
 	}
 	for _, c := range cases {
 		for mode, opts := range extModes {
@@ -103,7 +108,9 @@ func TestOutsideMaterialGetsInOnlyWhenItBeatsTheConversation(t *testing.T) {
 				} else {
 					assert.Contains(t, block, c.admit)
 				}
-				assert.NotContains(t, block, c.out, c.why)
+				if c.out != "" {
+					assert.NotContains(t, block, c.out, c.why)
+				}
 				assert.LessOrEqual(t, contextRunes(r), opts.Budget)
 			})
 		}
@@ -143,13 +150,13 @@ func TestMarginAdmitsWhatThePlainComparisonRejects(t *testing.T) {
 	const q = "what did we say about the coastal path?"
 	for name, opts := range extModes {
 		t.Run(name, func(t *testing.T) {
-			opts.External = pool("Somebody once mentioned a coastal path somewhere.")
+			opts.External = pool("Somebody once mentioned a path somewhere.")
 			i, _ := outside(composeTwice(t, walkMemory(t, opts), q))
 			require.Equal(t, -1, i, "without a margin the conversation wins")
 
 			opts.ExternalMargin = 100
 			_, block := outside(composeTwice(t, walkMemory(t, opts), q))
-			assert.Contains(t, block, "Somebody once mentioned a coastal path somewhere.")
+			assert.Contains(t, block, "Somebody once mentioned a path somewhere.")
 		})
 	}
 }
@@ -456,8 +463,14 @@ func TestOutsideComparesLikeWithLike(t *testing.T) {
 		admitted bool
 		why      string
 	}{
+		{"either (the default)", CompareEither, false,
+			"the best stretch outscores it, and the query's word leave, which neither side says, outweighs the two the item holds"},
 		{"best stretch", CompareStretch, false,
 			"a stretch of eight turns holds both words six times, so it outscores the one sentence that holds both once"},
+		{"gain over the best stretch", CompareGain, false,
+			"the best stretch holds both words already, so the item adds none of the query's weight"},
+		{"more than the heaviest term", CompareHeaviestTerm, false,
+			"the query's word leave, which the conversation never says, outweighs the two the item holds"},
 		{"best window", CompareWindow, true,
 			"no turn-sized run of the conversation holds both words, so the item adds what it lacks"},
 		{"coverage", CompareCoverage, true,
@@ -475,18 +488,26 @@ func TestOutsideComparesLikeWithLike(t *testing.T) {
 			assert.Equal(t, tc.admitted, a.Sent)
 			_, text := outside(r)
 			assert.Equal(t, tc.admitted, strings.Contains(text, item))
-			assert.Positive(t, a.Against, "the conversation matches the query, so there is something to compare with")
+			if tc.compare != CompareGain {
+				assert.Positive(t, a.Against, "the conversation matches the query, so there is something to compare with")
+			}
 			require.GreaterOrEqual(t, a.Turn, 0)
-			if tc.compare != CompareStretch {
+			if tc.compare == CompareWindow || tc.compare == CompareCoverage || tc.compare == CompareItemTerms {
 				turn, err := m.Turn(a.Turn)
 				require.NoError(t, err)
 				assert.Regexp(t, "lighthouse|ferry", turn.Text, "Turn starts the window compared against")
 			} else {
 				assert.Zero(t, a.Turn%8, "Turn starts the stretch compared against")
 			}
-			if tc.compare == CompareCoverage {
+			switch tc.compare {
+			case CompareCoverage:
 				assert.Less(t, a.Against, a.Score)
 				assert.LessOrEqual(t, a.Score, 1.0, "a share of the query's weight")
+			case CompareHeaviestTerm:
+				assert.Less(t, a.Score, a.Against)
+				assert.LessOrEqual(t, a.Against, 1.0, "a share of the query's weight")
+			case CompareEither:
+				assert.Equal(t, 1.0, a.Against, "the margin is a share of what the item meets")
 			}
 		})
 	}

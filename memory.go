@@ -378,14 +378,18 @@ type Options struct {
 
 	// ExternalMargin is a head start given to each outside item when it is
 	// weighed against the conversation, in the comparison's unit (see
-	// Admission): BM25 score, a share of the query's weight (0 to 1)
-	// under CompareCoverage, the Retriever's score with one. Zero admits an item only when it
-	// outscores what it is compared against; a negative margin asks more of
-	// it, and +Inf admits every item that matches the query at all.
+	// Admission): under the default, CompareEither, a share of what the
+	// item meets (0.1 admits an item reaching nine tenths of the best
+	// stretch's score or of the heaviest term's weight); BM25 score under
+	// CompareStretch and the window forms; a share of the query's weight
+	// (0 to 1) under CompareCoverage, CompareGain and CompareHeaviestTerm;
+	// the Retriever's score with one. Zero admits an item only when it
+	// outscores what it is compared against; a negative margin asks more
+	// of it, and +Inf admits every item that matches the query at all.
 	ExternalMargin float64
 
 	// ExternalCompare is what an outside item is compared against; the
-	// zero value, CompareStretch, is the default. With a Retriever, items
+	// zero value, CompareEither, is the default. With a Retriever, items
 	// are always compared against the best stretch.
 	ExternalCompare Comparison
 
@@ -418,8 +422,8 @@ func (o Options) normalized() Options {
 	if math.IsNaN(o.ExternalMargin) {
 		o.ExternalMargin = 0
 	}
-	if o.ExternalCompare < CompareStretch || o.ExternalCompare > CompareItemTerms {
-		o.ExternalCompare = CompareStretch
+	if o.ExternalCompare < CompareEither || o.ExternalCompare > CompareHeaviestTerm {
+		o.ExternalCompare = CompareEither
 	}
 	return o
 }

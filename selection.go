@@ -130,7 +130,19 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 		c := queryCorpus(m.ix, q, extra)
 		switch m.opt.ExternalCompare {
 		case CompareStretch:
-			w.against, w.turns = uniform(best, m.bestStretch(c, q), len(items))
+			first, _ := m.bestStretch(c, q)
+			w.against, w.turns = uniform(best, first, len(items))
+		case CompareGain:
+			w.scores, w.turns = m.gain(c, q, extra)
+			w.against = make([]float64, len(items))
+		case CompareEither:
+			first, _ := m.bestStretch(c, q)
+			w.scores, w.against = eitherRatio(w.scores, coverage(m.ix, c, q, extra), best, heaviest(m.ix, c, q))
+			_, w.turns = uniform(0, first, len(items))
+		case CompareHeaviestTerm:
+			w.scores = coverage(m.ix, c, q, extra)
+			first, _ := m.bestStretch(c, q)
+			w.against, w.turns = uniform(heaviest(m.ix, c, q), first, len(items))
 		case CompareCoverage:
 			w.scores = coverage(m.ix, c, q, extra)
 			w.against, w.turns = m.windows(c, q, extra, w.scores, CompareCoverage)

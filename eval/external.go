@@ -62,10 +62,13 @@ func (a admission) form() bool { return a.offer && !math.IsInf(a.margin, 1) }
 // none).
 var admissions = []admission{
 	{name: "never admit"},
-	{name: ruleFour, offer: true, compare: byheart.CompareStretch},
+	{name: ruleFour, offer: true, compare: byheart.CompareEither},
+	{name: "rule 4, stretch", offer: true, compare: byheart.CompareStretch},
 	{name: "rule 4, window", offer: true, compare: byheart.CompareWindow},
 	{name: "rule 4, coverage", offer: true, compare: byheart.CompareCoverage},
 	{name: "rule 4, window on the item's terms", offer: true, compare: byheart.CompareItemTerms},
+	{name: "rule 4, gain over the best stretch", offer: true, compare: byheart.CompareGain},
+	{name: "rule 4, more than the heaviest term", offer: true, compare: byheart.CompareHeaviestTerm},
 	{name: alwaysAdmit, offer: true, margin: math.Inf(1)},
 }
 
@@ -533,7 +536,7 @@ func (t externalTally) result() *externalResult {
 // ruleFour names the default form of rule 4, and alwaysAdmit the policy
 // the end-to-end targets compare it with.
 const (
-	ruleFour    = "rule 4, stretch (default)"
+	ruleFour    = "rule 4, stretch or heaviest term (default)"
 	alwaysAdmit = "always admit"
 )
 
@@ -550,10 +553,13 @@ func (r *externalResult) admission(policy string) admissionRow {
 // marginGrids are the margins leave-one-conversation-out chooses among, in
 // each comparison's unit: BM25 score, or a share of the query's weight.
 var marginGrids = map[byheart.Comparison][]float64{
-	byheart.CompareWindow:    {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
-	byheart.CompareStretch:   {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2, 4, 8},
-	byheart.CompareCoverage:  {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
-	byheart.CompareItemTerms: {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
+	byheart.CompareWindow:       {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
+	byheart.CompareStretch:      {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2, 4, 8},
+	byheart.CompareCoverage:     {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
+	byheart.CompareItemTerms:    {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
+	byheart.CompareGain:         {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
+	byheart.CompareHeaviestTerm: {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
+	byheart.CompareEither:       {-0.5, -0.25, -0.1, 0, 0.1, 0.25, 0.5},
 }
 
 // marginRow is one form's leave-one-conversation-out margin: the margin
