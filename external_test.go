@@ -190,7 +190,10 @@ func TestOutsideMaterialSitsAfterTheStablePrefixAndBeforeTheQuery(t *testing.T) 
 
 func TestOutsideMaterialIsFramedAsNotInstructionsAndNamesItsSource(t *testing.T) {
 	t.Parallel()
-	m := walkMemory(t, Options{Budget: 100_000, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
+	// Every item holds the one query term, so under the default only the
+	// first would be admitted; the best stretch's comparison admits all
+	// five, whose frames are what is tested here.
+	m := walkMemory(t, Options{Budget: 100_000, ExternalCompare: CompareStretch, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
 		return []Item{
 			{Text: "Pricing: 55 euro a month.", Source: "handbook.pdf"},
 			{Text: "Pricing for students is half.", Source: "https://wiki.example/pricing"},
@@ -622,5 +625,34 @@ func TestOutsideTiesWithATurnItRepeats(t *testing.T) {
 		assert.Positive(t, a.Score)
 		assert.Equal(t, a.Against, a.Score, "comparison %d: a turn the conversation holds meets itself", compare)
 		assert.False(t, a.Admitted, "comparison %d: it adds nothing the conversation lacks", compare)
+	}
+}
+
+func TestOutsideItemAddingNoQueryTermBeyondABetterOneIsCovered(t *testing.T) {
+	offered := []Item{
+		{Text: "Pricing for students is half.", Source: "wiki"},
+		{Text: "Students: the pricing is half, as the wiki says.", Source: "copy"},
+		{Text: "We decided on the pricing in March.", Source: "minutes"},
+	}
+	src := ExternalFunc(func(context.Context, string) ([]Item, error) { return offered, nil })
+	for name, opts := range extModes {
+		t.Run(name, func(t *testing.T) {
+			opts.External = src
+			r := compose(t, walkMemory(t, opts), "what did we decide about pricing for students?")
+			require.Len(t, r.Outside, 3)
+			byItem := map[string]Admission{}
+			for _, a := range r.Outside {
+				byItem[a.Source] = a
+			}
+			assert.True(t, byItem["wiki"].Admitted, "%+v", byItem["wiki"])
+			assert.True(t, byItem["minutes"].Admitted, "it brings decide, which the wiki lacks: %+v", byItem["minutes"])
+			copied := byItem["copy"]
+			assert.True(t, copied.Covered, "every query term it holds, the wiki holds: %+v", copied)
+			assert.False(t, copied.Admitted)
+			assert.False(t, copied.Sent)
+			assert.Greater(t, copied.Score+opts.ExternalMargin, copied.Against, "it won its comparison")
+			_, block := outside(r)
+			assert.NotContains(t, block, "as the wiki says")
+		})
 	}
 }

@@ -48,11 +48,13 @@
 //     part, the turns that match the query and those around them, marked
 //     as part of a longer stretch.
 //  4. Outside knowledge (Options.External) arrives last, and an item is
-//     admitted when it adds what the conversation lacks: it must outscore
-//     the best the conversation offers for the query on one index, its
-//     best stretch by default (see Comparison for the like-with-like
-//     forms, and Result.Outside for what each item met). It sits after the
-//     breakpoint, framed as reference material that is not instructions.
+//     admitted when it adds what the composed context lacks, compared like
+//     with like: by default it must outscore the conversation's best
+//     stretch for the query on one index, or hold more of the query's
+//     weight than the query's heaviest word alone (see Comparison for the
+//     other forms, and Result.Outside for what each item met). It sits
+//     after the breakpoint, framed as reference material that is not
+//     instructions.
 //
 // Relative dates are resolved at ingest: "I ran the race last Saturday",
 // said on Thursday 25 May 2023, is indexed and shown as "I ran the race last

@@ -88,9 +88,14 @@ type Admission struct {
 	// Turn is the first turn of that window or stretch, -1 when there is
 	// none.
 	Turn int `json:"turn"`
-	// Admitted reports that the item matched the query (Score > 0) and
-	// Score + Options.ExternalMargin > Against.
+	// Admitted reports that the item matched the query (Score > 0),
+	// Score + Options.ExternalMargin > Against, and it is not Covered.
 	Admitted bool `json:"admitted"`
+	// Covered reports, under CompareEither, that the item won its
+	// comparison but holds no query term that the items admitted before
+	// it, those scoring higher, do not hold already: it adds nothing the
+	// composed context lacks, so it is not admitted.
+	Covered bool `json:"covered,omitempty"`
 	// Sent reports that the item reached the context: it was admitted and
 	// fitted the room left in the budget.
 	Sent bool `json:"sent"`
@@ -115,8 +120,55 @@ func (m *state) admit(items []Item, from []int, w weighing) ([]Admission, []int)
 		}
 		out[i] = a
 	}
-	sort.SliceStable(order, func(a, b int) bool { return w.scores[order[a]] > w.scores[order[b]] })
-	return out, order
+	by := w.scores
+	if w.rank != nil {
+		by = w.rank
+	}
+	sort.SliceStable(order, func(a, b int) bool { return by[order[a]] > by[order[b]] })
+	if w.held == nil {
+		return out, order
+	}
+	// Best first, an item must bring a query term the ones before it lack.
+	var have []bool
+	kept := order[:0]
+	for _, i := range order {
+		adds := false
+		for _, j := range w.held[i] {
+			for int(j) >= len(have) {
+				have = append(have, false)
+			}
+			if !have[j] {
+				have[j], adds = true, true
+			}
+		}
+		if !adds {
+			out[i].Admitted, out[i].Covered = false, true
+			continue
+		}
+		kept = append(kept, i)
+	}
+	return out, kept
+}
+
+// heldTerms returns, for each document (given as its terms), the indices
+// in q of the query terms it holds.
+func heldTerms(q []qterm, docs [][]string) [][]int32 {
+	at := make(map[string]int32, len(q))
+	for j, t := range q {
+		at[t.text] = int32(j)
+	}
+	out := make([][]int32, len(docs))
+	seen := make(map[int32]bool, len(q))
+	for i, doc := range docs {
+		clear(seen)
+		for _, x := range doc {
+			if j, ok := at[x]; ok && !seen[j] {
+				seen[j] = true
+				out[i] = append(out[i], j)
+			}
+		}
+	}
+	return out
 }
 
 // window is one stretch of the conversation as the window comparisons read

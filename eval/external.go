@@ -57,9 +57,10 @@ type admission struct {
 func (a admission) form() bool { return a.offer && !math.IsInf(a.margin, 1) }
 
 // admissions are compared end to end: no outside material; rule 4 in each
-// of its forms (the default margin), the default first; and admitting every offered item that shares a term with the
-// query (an infinite margin; the library never admits an item that shares
-// none).
+// of its forms (the default margin), the default first; and admitting every
+// offered item that shares a term with the query (an infinite margin on the
+// best stretch's comparison, which holds back no item another covers; the
+// library never admits an item that shares none).
 var admissions = []admission{
 	{name: "never admit"},
 	{name: ruleFour, offer: true, compare: byheart.CompareEither},
@@ -69,7 +70,7 @@ var admissions = []admission{
 	{name: "rule 4, window on the item's terms", offer: true, compare: byheart.CompareItemTerms},
 	{name: "rule 4, gain over the best stretch", offer: true, compare: byheart.CompareGain},
 	{name: "rule 4, more than the heaviest term", offer: true, compare: byheart.CompareHeaviestTerm},
-	{name: alwaysAdmit, offer: true, margin: math.Inf(1)},
+	{name: alwaysAdmit, offer: true, compare: byheart.CompareStretch, margin: math.Inf(1)},
 }
 
 // fixedSource is an External that returns whatever the harness loaded into it
@@ -148,7 +149,9 @@ func (a *externalTally) merge(b externalTally) {
 func gap(c call, items []byheart.Item, source string) float64 {
 	g := math.Inf(1)
 	for _, a := range c.outside {
-		if items[a.Item].Source == source && a.Score > 0 {
+		// A covered item stays out at any margin that admits the one
+		// covering it.
+		if items[a.Item].Source == source && a.Score > 0 && !a.Covered {
 			g = min(g, a.Against-a.Score)
 		}
 	}
