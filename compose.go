@@ -212,11 +212,11 @@ const (
 // indexed, returned by Turn and written by ToJSON.
 //
 // When Options.External is set, it is asked for material first. An item
-// is admitted when it adds what the conversation lacks: its score plus
-// ExternalMargin must beat the best the conversation offers for the query,
-// its best stretch by default or its best window of the item's own length
-// (see Comparison), both scored with one index; Result.Outside says what
-// each item met. Admitted items go after StableUpto and before the query,
+// is admitted when it adds what the composed context lacks, compared like
+// with like: by default, with ExternalMargin as a share, it must outscore
+// the conversation's best stretch for the query or hold more of the
+// query's weight than its heaviest term (see Comparison for the other
+// forms), all on one index; Result.Outside says what each item met. Admitted items go after StableUpto and before the query,
 // framed as outside reference that is not instructions. The source gets at
 // most half the time left on ctx, so the conversation keeps the other half.
 // If it fails, panics or runs out of time, or the Retriever cannot score its

@@ -88,9 +88,14 @@ func TestOutsideMaterialGetsInOnlyWhenItBeatsTheConversation(t *testing.T) {
 			items: []string{"Recipes for sourdough bread.", "The pricing decision was to charge 55 a month."},
 			query: "what did we decide about pricing?", admit: "The pricing decision was to charge 55 a month.",
 			out: "sourdough", why: "only the items that beat the conversation get in"},
-		{name: "relevant material loses to a closer match in the conversation",
+		{name: "material holding one of the question's words loses to a closer match in the conversation",
+			items: []string{"Somebody once mentioned a path somewhere."},
+			query: "what did we say about the coastal path?", out: "Somebody",
+			why: "it says no more of the question than its rarest word, and the conversation answers this better itself"},
+		{name: "material holding the question's words together gets in though the conversation holds them too",
 			items: []string{"Somebody once mentioned a coastal path somewhere."},
-			query: "what did we say about the coastal path?", out: "Somebody", why: "the conversation answers this better itself"},
+			query: "what did we say about the coastal path?", admit: "Somebody once mentioned a coastal path somewhere.",
+			why: "by default it is compared with the question's heaviest word as well as with the best stretch"},
 	}
 	for _, c := range cases {
 		for mode, opts := range extModes {
@@ -103,7 +108,9 @@ func TestOutsideMaterialGetsInOnlyWhenItBeatsTheConversation(t *testing.T) {
 				} else {
 					assert.Contains(t, block, c.admit)
 				}
-				assert.NotContains(t, block, c.out, c.why)
+				if c.out != "" {
+					assert.NotContains(t, block, c.out, c.why)
+				}
 				assert.LessOrEqual(t, contextRunes(r), opts.Budget)
 			})
 		}
@@ -143,13 +150,13 @@ func TestMarginAdmitsWhatThePlainComparisonRejects(t *testing.T) {
 	const q = "what did we say about the coastal path?"
 	for name, opts := range extModes {
 		t.Run(name, func(t *testing.T) {
-			opts.External = pool("Somebody once mentioned a coastal path somewhere.")
+			opts.External = pool("Somebody once mentioned a path somewhere.")
 			i, _ := outside(composeTwice(t, walkMemory(t, opts), q))
 			require.Equal(t, -1, i, "without a margin the conversation wins")
 
 			opts.ExternalMargin = 100
 			_, block := outside(composeTwice(t, walkMemory(t, opts), q))
-			assert.Contains(t, block, "Somebody once mentioned a coastal path somewhere.")
+			assert.Contains(t, block, "Somebody once mentioned a path somewhere.")
 		})
 	}
 }
@@ -183,7 +190,10 @@ func TestOutsideMaterialSitsAfterTheStablePrefixAndBeforeTheQuery(t *testing.T) 
 
 func TestOutsideMaterialIsFramedAsNotInstructionsAndNamesItsSource(t *testing.T) {
 	t.Parallel()
-	m := walkMemory(t, Options{Budget: 100_000, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
+	// Every item holds the one query term, so under the default only the
+	// first would be admitted; the best stretch's comparison admits all
+	// five, whose frames are what is tested here.
+	m := walkMemory(t, Options{Budget: 100_000, ExternalCompare: CompareStretch, External: ExternalFunc(func(context.Context, string) ([]Item, error) {
 		return []Item{
 			{Text: "Pricing: 55 euro a month.", Source: "handbook.pdf"},
 			{Text: "Pricing for students is half.", Source: "https://wiki.example/pricing"},
@@ -456,8 +466,14 @@ func TestOutsideComparesLikeWithLike(t *testing.T) {
 		admitted bool
 		why      string
 	}{
+		{"either (the default)", CompareEither, false,
+			"the best stretch outscores it, and the query's word leave, which neither side says, outweighs the two the item holds"},
 		{"best stretch", CompareStretch, false,
 			"a stretch of eight turns holds both words six times, so it outscores the one sentence that holds both once"},
+		{"gain over the best stretch", CompareGain, false,
+			"the best stretch holds both words already, so the item adds none of the query's weight"},
+		{"more than the heaviest term", CompareHeaviestTerm, false,
+			"the query's word leave, which the conversation never says, outweighs the two the item holds"},
 		{"best window", CompareWindow, true,
 			"no turn-sized run of the conversation holds both words, so the item adds what it lacks"},
 		{"coverage", CompareCoverage, true,
@@ -475,18 +491,26 @@ func TestOutsideComparesLikeWithLike(t *testing.T) {
 			assert.Equal(t, tc.admitted, a.Sent)
 			_, text := outside(r)
 			assert.Equal(t, tc.admitted, strings.Contains(text, item))
-			assert.Positive(t, a.Against, "the conversation matches the query, so there is something to compare with")
+			if tc.compare != CompareGain {
+				assert.Positive(t, a.Against, "the conversation matches the query, so there is something to compare with")
+			}
 			require.GreaterOrEqual(t, a.Turn, 0)
-			if tc.compare != CompareStretch {
+			if tc.compare == CompareWindow || tc.compare == CompareCoverage || tc.compare == CompareItemTerms {
 				turn, err := m.Turn(a.Turn)
 				require.NoError(t, err)
 				assert.Regexp(t, "lighthouse|ferry", turn.Text, "Turn starts the window compared against")
 			} else {
 				assert.Zero(t, a.Turn%8, "Turn starts the stretch compared against")
 			}
-			if tc.compare == CompareCoverage {
+			switch tc.compare {
+			case CompareCoverage:
 				assert.Less(t, a.Against, a.Score)
 				assert.LessOrEqual(t, a.Score, 1.0, "a share of the query's weight")
+			case CompareHeaviestTerm:
+				assert.Less(t, a.Score, a.Against)
+				assert.LessOrEqual(t, a.Against, 1.0, "a share of the query's weight")
+			case CompareEither:
+				assert.Equal(t, 1.0, a.Against, "the margin is a share of what the item meets")
 			}
 		})
 	}
@@ -601,5 +625,34 @@ func TestOutsideTiesWithATurnItRepeats(t *testing.T) {
 		assert.Positive(t, a.Score)
 		assert.Equal(t, a.Against, a.Score, "comparison %d: a turn the conversation holds meets itself", compare)
 		assert.False(t, a.Admitted, "comparison %d: it adds nothing the conversation lacks", compare)
+	}
+}
+
+func TestOutsideItemAddingNoQueryTermBeyondABetterOneIsCovered(t *testing.T) {
+	offered := []Item{
+		{Text: "Pricing for students is half.", Source: "wiki"},
+		{Text: "Students: the pricing is half, as the wiki says.", Source: "copy"},
+		{Text: "We decided on the pricing in March.", Source: "minutes"},
+	}
+	src := ExternalFunc(func(context.Context, string) ([]Item, error) { return offered, nil })
+	for name, opts := range extModes {
+		t.Run(name, func(t *testing.T) {
+			opts.External = src
+			r := compose(t, walkMemory(t, opts), "what did we decide about pricing for students?")
+			require.Len(t, r.Outside, 3)
+			byItem := map[string]Admission{}
+			for _, a := range r.Outside {
+				byItem[a.Source] = a
+			}
+			assert.True(t, byItem["wiki"].Admitted, "%+v", byItem["wiki"])
+			assert.True(t, byItem["minutes"].Admitted, "it brings decide, which the wiki lacks: %+v", byItem["minutes"])
+			copied := byItem["copy"]
+			assert.True(t, copied.Covered, "every query term it holds, the wiki holds: %+v", copied)
+			assert.False(t, copied.Admitted)
+			assert.False(t, copied.Sent)
+			assert.Greater(t, copied.Score+opts.ExternalMargin, copied.Against, "it won its comparison")
+			_, block := outside(r)
+			assert.NotContains(t, block, "as the wiki says")
+		})
 	}
 }

@@ -48,11 +48,13 @@
 //     part, the turns that match the query and those around them, marked
 //     as part of a longer stretch.
 //  4. Outside knowledge (Options.External) arrives last, and an item is
-//     admitted when it adds what the conversation lacks: it must outscore
-//     the best the conversation offers for the query on one index, its
-//     best stretch by default (see Comparison for the like-with-like
-//     forms, and Result.Outside for what each item met). It sits after the
-//     breakpoint, framed as reference material that is not instructions.
+//     admitted when it adds what the composed context lacks, compared like
+//     with like: by default it must outscore the conversation's best
+//     stretch for the query on one index, or hold more of the query's
+//     weight than the query's heaviest word alone (see Comparison for the
+//     other forms, and Result.Outside for what each item met). It sits
+//     after the breakpoint, framed as reference material that is not
+//     instructions.
 //
 // Relative dates are resolved at ingest: "I ran the race last Saturday",
 // said on Thursday 25 May 2023, is indexed and shown as "I ran the race last
@@ -378,14 +380,18 @@ type Options struct {
 
 	// ExternalMargin is a head start given to each outside item when it is
 	// weighed against the conversation, in the comparison's unit (see
-	// Admission): BM25 score, a share of the query's weight (0 to 1)
-	// under CompareCoverage, the Retriever's score with one. Zero admits an item only when it
-	// outscores what it is compared against; a negative margin asks more of
-	// it, and +Inf admits every item that matches the query at all.
+	// Admission): under the default, CompareEither, a share of what the
+	// item meets (0.1 admits an item reaching nine tenths of the best
+	// stretch's score or of the heaviest term's weight); BM25 score under
+	// CompareStretch and the window forms; a share of the query's weight
+	// (0 to 1) under CompareCoverage, CompareGain and CompareHeaviestTerm;
+	// the Retriever's score with one. Zero admits an item only when it
+	// outscores what it is compared against; a negative margin asks more
+	// of it, and +Inf admits every item that matches the query at all.
 	ExternalMargin float64
 
 	// ExternalCompare is what an outside item is compared against; the
-	// zero value, CompareStretch, is the default. With a Retriever, items
+	// zero value, CompareEither, is the default. With a Retriever, items
 	// are always compared against the best stretch.
 	ExternalCompare Comparison
 
@@ -418,8 +424,8 @@ func (o Options) normalized() Options {
 	if math.IsNaN(o.ExternalMargin) {
 		o.ExternalMargin = 0
 	}
-	if o.ExternalCompare < CompareStretch || o.ExternalCompare > CompareItemTerms {
-		o.ExternalCompare = CompareStretch
+	if o.ExternalCompare < CompareEither || o.ExternalCompare > CompareHeaviestTerm {
+		o.ExternalCompare = CompareEither
 	}
 	return o
 }

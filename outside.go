@@ -6,17 +6,29 @@ import (
 )
 
 // Comparison is what rule 4 sets an offered item against when it decides
-// whether the item adds what the conversation lacks
-// (Options.ExternalCompare). Each form compares the item with the
-// conversation on one scale, never with a threshold.
+// whether the item adds what the composed context lacks
+// (Options.ExternalCompare). Each form compares the item with something on
+// one scale, never with a threshold.
 type Comparison int
 
 const (
-	// CompareStretch, the default, sets an item's BM25 score against the
-	// conversation's best stretch, whatever their lengths. Of the forms
+	// CompareEither, the default, admits an item that wins either of two
+	// comparisons: CompareStretch's, or CompareHeaviestTerm's. The first
+	// admits what matches the query better than all the conversation says
+	// about it; the second what says more of the question than its rarest
+	// word alone, the like-with-like test for a turn-sized item that the
+	// conversation's long stretch outscores on length. Score is the better
+	// of the item's two ratios, its BM25 score to the best stretch's and
+	// its share of the query's weight to the heaviest term's, and Against
+	// is 1, so the margin is a share of what the item meets. Of the forms
 	// measured (eval/README.md, the external section) it admits the most
 	// of what the conversation lacks while keeping out 95% of junk.
-	CompareStretch Comparison = iota
+	CompareEither Comparison = iota
+	// CompareStretch sets an item's BM25 score against the conversation's
+	// best stretch, whatever their lengths: a turn-sized item meets a
+	// stretch ten times its length, which matches more of the query's
+	// words for being longer.
+	CompareStretch
 	// CompareWindow sets an item's BM25 score against the conversation's
 	// best window of the item's length: a run of whole turns, as many as
 	// fit in the item's number of terms, scored as a document of at least
@@ -35,6 +47,19 @@ const (
 	// item is about, and cannot win on a query term, such as the name of
 	// the person asked about, that the item never mentions.
 	CompareItemTerms
+	// CompareGain sets the conversation's best stretch with the item
+	// against that stretch alone, on the share of the query's weight each
+	// holds: the item is admitted when it holds query terms, weighted by
+	// rarity, that the stretch lacks. Score is the share the item adds and
+	// Against is 0. A conversation rarely lacks a word of a question about
+	// it, and other texts often hold one it lacks.
+	CompareGain
+	// CompareHeaviestTerm sets the share of the query's weight the item
+	// holds against the share of the query's heaviest (rarest) term
+	// alone: the item must say more of the question than its one rarest
+	// word does, which a text sharing a single word with the question
+	// never does. It reads the conversation only for the terms' weights.
+	CompareHeaviestTerm
 )
 
 // Admission is rule 4's decision on one item an External source offered,
@@ -48,20 +73,29 @@ type Admission struct {
 	// Source is the item's Source.
 	Source string `json:"source"`
 	// Score is the item's score for the query: a BM25 score, or under
-	// CompareCoverage the share of the query's weight it holds (0 to 1).
+	// CompareCoverage and CompareHeaviestTerm the share of the query's
+	// weight it holds (0 to 1), under CompareGain the share it holds that
+	// the best stretch lacks, under CompareEither a ratio (see there).
 	// With a Retriever it is the Retriever's score.
 	Score float64 `json:"score"`
 	// Against is what the item was compared with, in Score's unit: the
 	// score of the conversation's best stretch, or of its best window of
-	// the item's length under the window forms (see Comparison); 0 when
-	// the conversation holds none of the query's terms.
+	// the item's length under the window forms, the share of the query's
+	// heaviest term under CompareHeaviestTerm, 0 under CompareGain and 1
+	// under CompareEither (see Comparison); 0 when the conversation holds
+	// none of the query's terms.
 	Against float64 `json:"against"`
 	// Turn is the first turn of that window or stretch, -1 when there is
 	// none.
 	Turn int `json:"turn"`
-	// Admitted reports that the item matched the query (Score > 0) and
-	// Score + Options.ExternalMargin > Against.
+	// Admitted reports that the item matched the query (Score > 0),
+	// Score + Options.ExternalMargin > Against, and it is not Covered.
 	Admitted bool `json:"admitted"`
+	// Covered reports, under CompareEither, that the item won its
+	// comparison but holds no query term that the items admitted before
+	// it, those scoring higher, do not hold already: it adds nothing the
+	// composed context lacks, so it is not admitted.
+	Covered bool `json:"covered,omitempty"`
 	// Sent reports that the item reached the context: it was admitted and
 	// fitted the room left in the budget.
 	Sent bool `json:"sent"`
@@ -86,8 +120,55 @@ func (m *state) admit(items []Item, from []int, w weighing) ([]Admission, []int)
 		}
 		out[i] = a
 	}
-	sort.SliceStable(order, func(a, b int) bool { return w.scores[order[a]] > w.scores[order[b]] })
-	return out, order
+	by := w.scores
+	if w.rank != nil {
+		by = w.rank
+	}
+	sort.SliceStable(order, func(a, b int) bool { return by[order[a]] > by[order[b]] })
+	if w.held == nil {
+		return out, order
+	}
+	// Best first, an item must bring a query term the ones before it lack.
+	var have []bool
+	kept := order[:0]
+	for _, i := range order {
+		adds := false
+		for _, j := range w.held[i] {
+			for int(j) >= len(have) {
+				have = append(have, false)
+			}
+			if !have[j] {
+				have[j], adds = true, true
+			}
+		}
+		if !adds {
+			out[i].Admitted, out[i].Covered = false, true
+			continue
+		}
+		kept = append(kept, i)
+	}
+	return out, kept
+}
+
+// heldTerms returns, for each document (given as its terms), the indices
+// in q of the query terms it holds.
+func heldTerms(q []qterm, docs [][]string) [][]int32 {
+	at := make(map[string]int32, len(q))
+	for j, t := range q {
+		at[t.text] = int32(j)
+	}
+	out := make([][]int32, len(docs))
+	seen := make(map[int32]bool, len(q))
+	for i, doc := range docs {
+		clear(seen)
+		for _, x := range doc {
+			if j, ok := at[x]; ok && !seen[j] {
+				seen[j] = true
+				out[i] = append(out[i], j)
+			}
+		}
+	}
+	return out
 }
 
 // window is one stretch of the conversation as the window comparisons read
@@ -355,21 +436,22 @@ func uniform(v float64, turn, n int) ([]float64, []int) {
 }
 
 // bestStretch returns the first turn of the stretch that scores best for
-// the query q on corpus c, the open one included; -1 when none matches.
-func (m *state) bestStretch(c corpus, q []qterm) int {
+// the query q on corpus c, the open one included, and the stretch; -1 and
+// -1 when none matches.
+func (m *state) bestStretch(c corpus, q []qterm) (int, int) {
 	scores := make([]float64, len(m.ix.slots))
 	open, _ := m.ix.score(c, q, scores, nil)
-	best, first := 0.0, -1
+	best, first, at := 0.0, -1, -1
 	for s := range m.str {
 		v := open
 		if slot := m.str[s].slot; slot >= 0 {
 			v = scores[slot]
 		}
 		if v > best {
-			best, first = v, m.str[s].start
+			best, first, at = v, m.str[s].start, s
 		}
 	}
-	return first
+	return first, at
 }
 
 // coverage returns the share of the query's weight, the idf of its
@@ -396,4 +478,76 @@ func coverage(ix *index, c corpus, q []qterm, docs [][]string) []float64 {
 		}
 	}
 	return out
+}
+
+// gain returns, for each document (given as its terms), the share of the
+// query's weight it holds that the conversation's best stretch lacks, with
+// that stretch's first turn (-1 when no stretch matches).
+func (m *state) gain(c corpus, q []qterm, docs [][]string) ([]float64, []int) {
+	first, s := m.bestStretch(c, q)
+	have := make(map[string]bool, len(q))
+	if s >= 0 {
+		w := m.readWindow(q, s)
+		for _, j := range w.term {
+			have[q[j].text] = true
+		}
+	}
+	lacked := make([]qterm, 0, len(q))
+	for _, t := range q {
+		if !have[t.text] {
+			lacked = append(lacked, t)
+		}
+	}
+	out := make([]float64, len(docs))
+	if len(lacked) > 0 {
+		total := 0.0
+		for _, t := range q {
+			total += m.ix.idf(c, t)
+		}
+		share := coverage(m.ix, c, lacked, docs)
+		lackedTotal := 0.0
+		for _, t := range lacked {
+			lackedTotal += m.ix.idf(c, t)
+		}
+		for i := range out {
+			if total > 0 {
+				out[i] = share[i] * lackedTotal / total
+			}
+		}
+	}
+	_, turns := uniform(0, first, len(docs))
+	return out, turns
+}
+
+// heaviest returns the share of the query's weight its heaviest term holds
+// on corpus c: what a one-word document matching the query at best holds.
+func heaviest(ix *index, c corpus, q []qterm) float64 {
+	best, total := 0.0, 0.0
+	for _, t := range q {
+		w := ix.idf(c, t)
+		best = max(best, w)
+		total += w
+	}
+	if total == 0 {
+		return 0
+	}
+	return best / total
+}
+
+// eitherRatio is CompareEither's weighing of items whose BM25 scores are scores
+// and shares of the query's weight cover, against a best stretch scoring
+// best: the better of the two ratios against 1, or against 0 when the
+// conversation holds none of the query's terms.
+func eitherRatio(scores, cover []float64, best, heaviest float64) ([]float64, []float64) {
+	out, against := make([]float64, len(scores)), make([]float64, len(scores))
+	for i := range scores {
+		if heaviest > 0 {
+			out[i] = cover[i] / heaviest
+		}
+		if best > 0 {
+			out[i] = max(out[i], scores[i]/best)
+			against[i] = 1
+		}
+	}
+	return out, against
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -88,7 +89,9 @@ type weighing struct {
 	scores  []float64
 	against []float64
 	turns   []int
-	err     error // why the items could not be weighed; wraps ErrExternal
+	held    [][]int32 // under CompareEither, the query terms each item holds
+	rank    []float64 // under CompareEither, the BM25 scores that order the items
+	err     error     // why the items could not be weighed; wraps ErrExternal
 }
 
 // ranker scores the stretches for a query and weighs outside items
@@ -130,7 +133,21 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 		c := queryCorpus(m.ix, q, extra)
 		switch m.opt.ExternalCompare {
 		case CompareStretch:
-			w.against, w.turns = uniform(best, m.bestStretch(c, q), len(items))
+			first, _ := m.bestStretch(c, q)
+			w.against, w.turns = uniform(best, first, len(items))
+		case CompareGain:
+			w.scores, w.turns = m.gain(c, q, extra)
+			w.against = make([]float64, len(items))
+		case CompareEither:
+			first, _ := m.bestStretch(c, q)
+			w.rank = slices.Clone(w.scores)
+			w.scores, w.against = eitherRatio(w.scores, coverage(m.ix, c, q, extra), best, heaviest(m.ix, c, q))
+			_, w.turns = uniform(0, first, len(items))
+			w.held = heldTerms(q, extra)
+		case CompareHeaviestTerm:
+			w.scores = coverage(m.ix, c, q, extra)
+			first, _ := m.bestStretch(c, q)
+			w.against, w.turns = uniform(heaviest(m.ix, c, q), first, len(items))
 		case CompareCoverage:
 			w.scores = coverage(m.ix, c, q, extra)
 			w.against, w.turns = m.windows(c, q, extra, w.scores, CompareCoverage)

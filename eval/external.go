@@ -57,16 +57,20 @@ type admission struct {
 func (a admission) form() bool { return a.offer && !math.IsInf(a.margin, 1) }
 
 // admissions are compared end to end: no outside material; rule 4 in each
-// of its forms (the default margin), the default first; and admitting every offered item that shares a term with the
-// query (an infinite margin; the library never admits an item that shares
-// none).
+// of its forms (the default margin), the default first; and admitting every
+// offered item that shares a term with the query (an infinite margin on the
+// best stretch's comparison, which holds back no item another covers; the
+// library never admits an item that shares none).
 var admissions = []admission{
 	{name: "never admit"},
-	{name: ruleFour, offer: true, compare: byheart.CompareStretch},
+	{name: ruleFour, offer: true, compare: byheart.CompareEither},
+	{name: "rule 4, stretch", offer: true, compare: byheart.CompareStretch},
 	{name: "rule 4, window", offer: true, compare: byheart.CompareWindow},
 	{name: "rule 4, coverage", offer: true, compare: byheart.CompareCoverage},
 	{name: "rule 4, window on the item's terms", offer: true, compare: byheart.CompareItemTerms},
-	{name: alwaysAdmit, offer: true, margin: math.Inf(1)},
+	{name: "rule 4, gain over the best stretch", offer: true, compare: byheart.CompareGain},
+	{name: "rule 4, more than the heaviest term", offer: true, compare: byheart.CompareHeaviestTerm},
+	{name: alwaysAdmit, offer: true, compare: byheart.CompareStretch, margin: math.Inf(1)},
 }
 
 // fixedSource is an External that returns whatever the harness loaded into it
@@ -145,7 +149,9 @@ func (a *externalTally) merge(b externalTally) {
 func gap(c call, items []byheart.Item, source string) float64 {
 	g := math.Inf(1)
 	for _, a := range c.outside {
-		if items[a.Item].Source == source && a.Score > 0 {
+		// A covered item stays out at any margin that admits the one
+		// covering it.
+		if items[a.Item].Source == source && a.Score > 0 && !a.Covered {
 			g = min(g, a.Against-a.Score)
 		}
 	}
@@ -533,7 +539,7 @@ func (t externalTally) result() *externalResult {
 // ruleFour names the default form of rule 4, and alwaysAdmit the policy
 // the end-to-end targets compare it with.
 const (
-	ruleFour    = "rule 4, stretch (default)"
+	ruleFour    = "rule 4, stretch or heaviest term (default)"
 	alwaysAdmit = "always admit"
 )
 
@@ -550,10 +556,13 @@ func (r *externalResult) admission(policy string) admissionRow {
 // marginGrids are the margins leave-one-conversation-out chooses among, in
 // each comparison's unit: BM25 score, or a share of the query's weight.
 var marginGrids = map[byheart.Comparison][]float64{
-	byheart.CompareWindow:    {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
-	byheart.CompareStretch:   {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2, 4, 8},
-	byheart.CompareCoverage:  {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
-	byheart.CompareItemTerms: {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
+	byheart.CompareWindow:       {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
+	byheart.CompareStretch:      {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2, 4, 8},
+	byheart.CompareCoverage:     {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
+	byheart.CompareItemTerms:    {-2, -1, -0.5, -0.25, 0, 0.25, 0.5, 1, 2},
+	byheart.CompareGain:         {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
+	byheart.CompareHeaviestTerm: {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
+	byheart.CompareEither:       {-0.5, -0.25, -0.1, 0, 0.1, 0.25, 0.5},
 }
 
 // marginRow is one form's leave-one-conversation-out margin: the margin

@@ -22,10 +22,13 @@ type askOptions struct {
 
 // comparisons are the -compare flag's names for byheart's comparisons.
 var comparisons = map[string]byheart.Comparison{
+	"either":   byheart.CompareEither,
 	"stretch":  byheart.CompareStretch,
 	"window":   byheart.CompareWindow,
 	"coverage": byheart.CompareCoverage,
 	"terms":    byheart.CompareItemTerms,
+	"gain":     byheart.CompareGain,
+	"heaviest": byheart.CompareHeaviestTerm,
 }
 
 // ask prints what the model would receive for question: every part with its
@@ -245,11 +248,23 @@ func writeOutside(b *strings.Builder, r byheart.Result, items []byheart.Item) {
 			turn = fmt.Sprint(a.Turn)
 		}
 		fmt.Fprintf(b, "%4d  %-20s  %6.2f  %7.2f  %9s  %-8s  %-4s  %s\n", a.Item, preview(a.Source, 20), a.Score, a.Against, turn,
-			yesNo(a.Admitted), yesNo(a.Sent), preview(items[a.Item].Text, 40))
+			admitted(a), yesNo(a.Sent), preview(items[a.Item].Text, 40))
 	}
 	b.WriteString("\nAn item is admitted when its score plus the margin beats what it was compared against, on one index:\n" +
-		"the conversation's best stretch, or its best window of the item's length (see -compare), which starts at\n" +
-		"the turn shown. An admitted item is sent when it fits the room the budget leaves.\n")
+		"by default the better of its score to the conversation's best stretch's and its share of the question's\n" +
+		"weight to the heaviest term's, against 1; or the best stretch, or the conversation's best window of the\n" +
+		"item's length (see -compare), which starts at the turn shown. A covered item won its comparison but holds\n" +
+		"no question term the better items admitted before it lack. An admitted item is sent when it fits the\n" +
+		"room the budget leaves.\n")
+}
+
+// admitted is the admitted column: yes, no, or covered (see
+// byheart.Admission).
+func admitted(a byheart.Admission) string {
+	if a.Covered {
+		return "covered"
+	}
+	return yesNo(a.Admitted)
 }
 
 func yesNo(v bool) string {

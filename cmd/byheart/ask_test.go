@@ -109,12 +109,12 @@ func TestAskBelowTheBudgetSendsEveryTurn(t *testing.T) {
 	assert.Len(t, rows, 34+1, "every turn as its own part, then the question")
 }
 
-var outsideRow = regexp.MustCompile(`(?m)^\s+(\d+)  (.{20})  \s*(-?\d+\.\d\d)\s+(-?\d+\.\d\d)\s+(\S+)  (yes|no)\s+(yes|no)\s+.*$`)
+var outsideRow = regexp.MustCompile(`(?m)^\s+(\d+)  (.{20})  \s*(-?\d+\.\d\d)\s+(-?\d+\.\d\d)\s+(\S+)  (yes|no|covered)\s+(yes|no)\s+.*$`)
 
 func TestAskShowsWhatRuleFourDecidedOnEachItem(t *testing.T) {
 	items, err := readItems("testdata/outside.json")
 	require.NoError(t, err)
-	for _, compare := range []string{"stretch", "window", "coverage", "terms"} {
+	for _, compare := range []string{"either", "stretch", "window", "coverage", "terms", "gain", "heaviest"} {
 		t.Run(compare, func(t *testing.T) {
 			opts := byheart.Options{Budget: 900, Chunk: 300, Stability: -1, ExternalCompare: comparisons[compare],
 				External: byheart.ExternalFunc(func(context.Context, string) ([]byheart.Item, error) { return items, nil })}
@@ -130,7 +130,7 @@ func TestAskShowsWhatRuleFourDecidedOnEachItem(t *testing.T) {
 				assert.Equal(t, a.Source, strings.TrimSpace(row[2]))
 				assert.Equal(t, strconv.FormatFloat(a.Score, 'f', 2, 64), row[3])
 				assert.Equal(t, strconv.FormatFloat(a.Against, 'f', 2, 64), row[4])
-				assert.Equal(t, yesNo(a.Admitted), row[6])
+				assert.Equal(t, admitted(a), row[6])
 				assert.Equal(t, yesNo(a.Sent), row[7])
 			}
 		})
