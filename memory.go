@@ -326,18 +326,16 @@ type Options struct {
 	// every model and its saved boundaries stay meaningful.
 	Chunk int
 
-	// Stability says how readily a kept context is left as it is. A new
-	// query leaves it alone while one of the three best stretches a rebuild
-	// would bring is among the turns since its block (the query carries on
-	// the talk of the moment); otherwise, of the stretches a rebuild would
-	// show, those the context lacks that match at least the share
-	// Stability of the query's weight are recalled into it, best first,
-	// while they fit (see Recall). So it grows by what the query needs, and
-	// stays still when nothing it lacks is worth a cache write. Zero means
-	// DefaultStability; values in (0, 1] are stickier as they grow (1
-	// recalls only a stretch that holds every word of the query); a
-	// negative value reselects the whole context on every query, which
-	// suits one-shot questions with no prompt cache to keep warm. At any
+	// Stability says how readily a kept context is left as it is. Of the
+	// stretches a rebuild would show for a new query, those the context
+	// lacks that match at least the share Stability of the query's weight
+	// are recalled into it, best first, while they fit (see Recall). So it
+	// grows by what the query needs, and stays still when nothing it lacks
+	// is worth a cache write. Zero means DefaultStability; values in
+	// (0, 1] are stickier as they grow (1 recalls only a stretch that holds
+	// every word of the query); a negative value reselects the whole
+	// context on every query, which suits one-shot questions with no prompt
+	// cache to keep warm. At any
 	// value, a kept context is worth keeping only while a provider still
 	// caches it: on the first call after the newest turn came five minutes
 	// or more after the one before it, or after a query asked (ComposeAt)
