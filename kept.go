@@ -392,22 +392,15 @@ const cacheLifetime = 5 * time.Minute
 const cacheLookback = 20
 
 // serves reports whether the log serves a query for which a rebuild would
-// pick picked, best first, whatever it lacks: with recall off, while the
-// judged best it shows score at least (1 − Stability) of what a rebuild
-// would bring (keep or rebuild, the rule before logs could grow); with
-// recall on, while one of the judged best is among the turns since the
-// block, so that the query carries on the talk of the moment. Otherwise a
-// log that recalls serves while it lacks nothing worth recalling (missing).
+// pick picked, best first, whatever it lacks. Only keep or rebuild (recall
+// off, the rule before logs could grow) keeps a log for what it shows:
+// while the judged best it shows score at least (1 − Stability) of what a
+// rebuild would bring. A log that recalls serves while it lacks nothing
+// worth recalling (missing), however well the turns since its block match:
+// a query that carries on the talk of the moment may still need an older
+// stretch, and what it lacks costs the same to write either way.
 func (m *state) serves(rk *ranking, sel *kept, picked []int) bool {
-	if m.opt.Recall < 0 {
-		return rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked)
-	}
-	for i := 0; i < m.tune.judged && i < len(picked); i++ {
-		if m.str[picked[i]].start >= sel.upto {
-			return true
-		}
-	}
-	return false
+	return m.opt.Recall < 0 && rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked)
 }
 
 // missing returns, best first, the first turns of the stretches a rebuild

@@ -37,16 +37,18 @@ func TestLoCoMoGuards(t *testing.T) {
 	fresh := findRecall(res.Recall, byheartFresh.name)
 	assert.GreaterOrEqual(t, fresh.Recall14, 0.90, "byheart fresh evidence recall over categories 1–4")
 	def := findRecall(res.Recall, byheartDefault.name)
-	assert.GreaterOrEqual(t, def.Recall14, 0.86, "byheart default (questions in order) evidence recall over categories 1–4")
+	// 0.857 on the dev file at the Stability that leave-one-conversation-out
+	// chooses (0.225); 0.2, which it does not choose, gave 0.868.
+	assert.GreaterOrEqual(t, def.Recall14, 0.85, "byheart default (questions in order) evidence recall over categories 1–4")
 
 	// At small budgets a rebuild's block grows to the query's best
 	// stretches and recalls the rest at once: the default keeps the
-	// issue's 0.76 at 5,000 (0.778 on the dev file) and at least the rule
-	// before logs recalled freely at 10,000 (0.822; that rule gave 0.826).
+	// issue's 0.76 at 5,000 (0.764 on the dev file) and 0.80 at 10,000
+	// (0.810; 0.822 at Stability 0.2, which the validation does not choose).
 	for _, b := range []struct {
 		budget int
 		floor  float64
-	}{{10000, 0.81}, {5000, 0.76}} {
+	}{{10000, 0.80}, {5000, 0.76}} {
 		small, err := measureRecall(ds, b.budget, &latencies{}, &progress{w: io.Discard})
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, findRecall(small, byheartDefault.name).Recall14, b.floor, "byheart default evidence recall over categories 1–4 at %d characters", b.budget)
@@ -88,16 +90,16 @@ func TestLoCoMoGuards(t *testing.T) {
 
 	// The live chat with questions in it. The default's floor is what
 	// leave-one-conversation-out gives a held-out conversation on average
-	// (0.845 over the seven, the lowest 0.731), not the dev run's 0.848;
-	// its bill is the one the setting was chosen under.
+	// (0.855 over the seven, the lowest 0.740), not the dev run's 0.856;
+	// its bill is the one the setting was chosen under (0.29 on the dev run).
 	live := map[string]liveRow{}
 	for _, row := range res.Live.Rows {
 		live[row.Method] = row
 	}
 	ld, lf, lk, lr := live[byheartDefault.name], live[byheartFresh.name], live[keepOrRebuild.name], live[plainRAG.name]
-	assert.GreaterOrEqual(t, ld.Recall.Recall14, 0.83, "live chat with questions: byheart default's recall over categories 1–4")
+	assert.GreaterOrEqual(t, ld.Recall.Recall14, 0.85, "live chat with questions: byheart default's recall over categories 1–4")
 	assert.GreaterOrEqual(t, lf.Recall.Recall14, 0.90, "live chat with questions: byheart fresh's recall over categories 1–4")
-	assert.LessOrEqual(t, ld.Bill.EffectiveTokens, 0.31*lr.Bill.EffectiveTokens, "live chat with questions: byheart default's bill against plain RAG's")
+	assert.LessOrEqual(t, ld.Bill.EffectiveTokens, 0.30*lr.Bill.EffectiveTokens, "live chat with questions: byheart default's bill against plain RAG's")
 	assert.Greater(t, ld.Recall.Recall14, lr.Recall.Recall14, "live chat with questions: byheart default against plain RAG")
 	for c := range 4 {
 		assert.GreaterOrEqual(t, ld.Recall.Categories[c].Recall, lk.Recall.Categories[c].Recall,

@@ -17,7 +17,7 @@ import (
 // conversation says how far the choice generalises.
 
 // locoGrid is the Stability values the choice is made among.
-var locoGrid = []float64{0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4}
+var locoGrid = []float64{0.1, 0.125, 0.15, 0.175, 0.2, 0.225, 0.25, 0.275, 0.3, 0.325, 0.35, 0.375, 0.4}
 
 // locoBill is the most of plain RAG's effective tokens per call a chosen
 // setting may cost: the floor for the default.

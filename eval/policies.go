@@ -19,7 +19,7 @@ var policies = []struct {
 	{"fresh every query (Stability -1)", "fresh", methodColors[byheartFresh.name], byheart.Options{Stability: -1}},
 	{"keep or rebuild (Stability 0.45, Recall -1: before logs)", "keep or rebuild", "#8e44ad", byheart.Options{Stability: 0.45, Recall: -1}},
 	{"log, Stability 0.1", "Stability 0.1", "#6fa8dc", byheart.Options{Stability: 0.1}},
-	{"log, Stability 0.2 (default)", "default (0.2)", methodColors[byheartDefault.name], byheart.Options{}},
+	{fmt.Sprintf("log, Stability %g (default)", byheart.DefaultStability), fmt.Sprintf("default (%g)", byheart.DefaultStability), methodColors[byheartDefault.name], byheart.Options{}},
 	{"log, Stability 0.3", "Stability 0.3", "#0b2f6b", byheart.Options{Stability: 0.3}},
 }
 
