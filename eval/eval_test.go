@@ -78,6 +78,8 @@ func TestLoCoMoGuards(t *testing.T) {
 		"day/month/year answers written in or beside an evidence turn")
 	assert.LessOrEqual(t, ratio(float64(len(res.Temporal.Wrong)), res.Temporal.Noted), 0.025,
 		"questions whose notes all disagree with the gold answer: %v", res.Temporal.Wrong)
+	assert.LessOrEqual(t, ratio(float64(res.Temporal.Contradicted), res.Temporal.Noted), 0.01,
+		"questions whose notes the text contradicts: %v", res.Temporal.Wrong)
 
 	sticky, rag := findReplay(res.Replay, byheartDefault.name), findReplay(res.Replay, plainRAG.name)
 	assert.LessOrEqual(t, sticky.EffectiveTokens, 0.30*rag.EffectiveTokens,
