@@ -72,7 +72,7 @@ func TestLoCoMoGuards(t *testing.T) {
 		"knowledge base: admitted paragraphs never push the conversation's answer out")
 
 	dates := res.Temporal.Rows[len(res.Temporal.Rows)-1]
-	assert.GreaterOrEqual(t, ratio(float64(dates.Annotated), dates.Questions), 0.77,
+	assert.GreaterOrEqual(t, ratio(float64(dates.Annotated), dates.Questions), 0.79,
 		"day/month/year answers written in an evidence turn's annotations")
 	assert.GreaterOrEqual(t, ratio(float64(dates.Dated), dates.Questions), 0.92,
 		"day/month/year answers written in or beside an evidence turn")
@@ -91,7 +91,9 @@ func TestLoCoMoGuards(t *testing.T) {
 	// The live chat with questions in it. The default's floor is what
 	// leave-one-conversation-out gives a held-out conversation on average
 	// (0.845 over the seven, the lowest 0.731), not the dev run's 0.848;
-	// its bill is the one the setting was chosen under.
+	// its bill is the one the setting was chosen under (0.3099× plain RAG's),
+	// with room for the notes of issue 30's "currently", whose characters
+	// add 3 tokens a call (0.3105×).
 	live := map[string]liveRow{}
 	for _, row := range res.Live.Rows {
 		live[row.Method] = row
@@ -99,7 +101,7 @@ func TestLoCoMoGuards(t *testing.T) {
 	ld, lf, lk, lr := live[byheartDefault.name], live[byheartFresh.name], live[keepOrRebuild.name], live[plainRAG.name]
 	assert.GreaterOrEqual(t, ld.Recall.Recall14, 0.83, "live chat with questions: byheart default's recall over categories 1–4")
 	assert.GreaterOrEqual(t, lf.Recall.Recall14, 0.90, "live chat with questions: byheart fresh's recall over categories 1–4")
-	assert.LessOrEqual(t, ld.Bill.EffectiveTokens, 0.31*lr.Bill.EffectiveTokens, "live chat with questions: byheart default's bill against plain RAG's")
+	assert.LessOrEqual(t, ld.Bill.EffectiveTokens, 0.315*lr.Bill.EffectiveTokens, "live chat with questions: byheart default's bill against plain RAG's")
 	assert.Greater(t, ld.Recall.Recall14, lr.Recall.Recall14, "live chat with questions: byheart default against plain RAG")
 	for c := range 4 {
 		assert.GreaterOrEqual(t, ld.Recall.Categories[c].Recall, lk.Recall.Categories[c].Recall,
