@@ -160,6 +160,8 @@ import (
 //     left").
 //   - for N units, when the sentence is in the present perfect ("I've owned
 //     it for 3 years"), and N units now: the start of the duration.
+//   - currently, at the moment: the day itself, unless the sentence is told
+//     in the past ("he was currently away" is the moment the story is at).
 //
 // Left alone on purpose: anything preceded by a determiner or possessive
 // ("the last week", "my next year", "the next day", "every Saturday": these
@@ -288,7 +290,7 @@ func sentenceEnd(c byte) bool { return c == '.' || c == '!' || c == '?' || c == 
 // by the unit.
 func headWord(w string) bool {
 	switch w {
-	case "today", "tonight", "yesterday", "tomorrow", "morning", "afternoon", "evening",
+	case "today", "tonight", "yesterday", "tomorrow", "morning", "afternoon", "evening", "currently", "moment",
 		"christmas", "xmas", "halloween", "valentine", "easter", "thanksgiving", "juneteenth":
 		return true
 	}

@@ -242,3 +242,15 @@ func TestAnnotateSpansThatNeedNoPreposition(t *testing.T) {
 		{name: "a duration with took is no date", when: nov20, text: "It took us a week to fix.", want: "It took us a week to fix."},
 	})
 }
+
+func TestAnnotateTheMomentOfSpeech(t *testing.T) {
+	runAnnotate(t, []annotateCase{
+		{name: "currently is the day said", text: "I'm currently reading \"The Lean Startup\".",
+			want: "I'm currently [25 May 2023] reading \"The Lean Startup\"."},
+		{name: "at the moment is the day said", text: "I'm at the moment between jobs.",
+			want: "I'm at the moment [25 May 2023] between jobs."},
+		{name: "currently in a story told in the past is left alone", text: "He was currently away.", want: "He was currently away."},
+		{name: "at the moment of an event in the past is left alone", text: "At the moment I saw him, I knew.",
+			want: "At the moment I saw him, I knew."},
+	})
+}

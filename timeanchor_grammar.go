@@ -56,6 +56,8 @@ func (s *scanner) matchAt(i int) (int, resolved, bool) {
 		return s.inCount(i)
 	case "for":
 		return s.forCount(i)
+	case "currently", "at":
+		return s.currently(i)
 	}
 	switch {
 	case weekday(w) >= 0:

@@ -74,12 +74,14 @@ func TestLoCoMoGuards(t *testing.T) {
 		"knowledge base: admitted paragraphs never push the conversation's answer out")
 
 	dates := res.Temporal.Rows[len(res.Temporal.Rows)-1]
-	assert.GreaterOrEqual(t, ratio(float64(dates.Annotated), dates.Questions), 0.77,
+	assert.GreaterOrEqual(t, ratio(float64(dates.Annotated), dates.Questions), 0.79,
 		"day/month/year answers written in an evidence turn's annotations")
 	assert.GreaterOrEqual(t, ratio(float64(dates.Dated), dates.Questions), 0.92,
 		"day/month/year answers written in or beside an evidence turn")
 	assert.LessOrEqual(t, ratio(float64(len(res.Temporal.Wrong)), res.Temporal.Noted), 0.025,
 		"questions whose notes all disagree with the gold answer: %v", res.Temporal.Wrong)
+	assert.LessOrEqual(t, ratio(float64(res.Temporal.Contradicted), res.Temporal.Noted), 0.01,
+		"questions whose notes the text contradicts: %v", res.Temporal.Wrong)
 
 	sticky, rag := findReplay(res.Replay, byheartDefault.name), findReplay(res.Replay, plainRAG.name)
 	assert.LessOrEqual(t, sticky.EffectiveTokens, 0.30*rag.EffectiveTokens,

@@ -192,13 +192,20 @@ func writeWrongNotes(b *strings.Builder, r *temporalResult) {
 	fmt.Fprintf(b, "\nNotes that disagree with the gold answer: %d of %d counted questions whose evidence carries a note (%s): ",
 		len(r.Wrong), r.Noted, percent(ratio(float64(len(r.Wrong)), r.Noted)))
 	b.WriteString("no note beside the evidence overlaps the answer, and the answer is not the day the evidence was said. ")
-	b.WriteString("A note giving two readings counts as naming neither in the table above.\n")
+	b.WriteString("A note giving two readings counts as naming neither in the table above. ")
+	fmt.Fprintf(b, "Of them, notes the text contradicts: %d of %d (%s); a note after a weekday's name that names that weekday, within two weeks of the day said, ",
+		r.Contradicted, r.Noted, percent(ratio(float64(r.Contradicted), r.Noted)))
+	b.WriteString("agrees with its words, and then the gold answer is what disagrees (marked *vouched by the text* below); every other disagreeing note counts as contradicted.\n")
 	if len(r.Wrong) == 0 {
 		return
 	}
 	b.WriteString("\n<details><summary>Disagreeing notes</summary>\n\n")
 	for _, w := range r.Wrong {
-		fmt.Fprintf(b, "- %s: answer %q, notes %q\n", w.Conversation, w.Answer, w.Notes)
+		vouch := ""
+		if w.Vouched {
+			vouch = " (vouched by the text)"
+		}
+		fmt.Fprintf(b, "- %s: answer %q, notes %q%s\n", w.Conversation, w.Answer, w.Notes, vouch)
 	}
 	b.WriteString("\n</details>\n")
 }

@@ -259,6 +259,10 @@ type wrongNote struct {
 	Conversation string   `json:"conversation"`
 	Answer       string   `json:"answer"`
 	Notes        []string `json:"notes"`
+	// Vouched is set when every note's own words vouch for it (see
+	// vouched): the text agrees with the notes, and the gold answer is what
+	// disagrees with the text.
+	Vouched bool `json:"vouched_by_text"`
 }
 
 // temporalResult is the temporal section.
@@ -272,6 +276,9 @@ type temporalResult struct {
 	// answer is not the day the evidence was said.
 	Noted int         `json:"questions_with_notes"`
 	Wrong []wrongNote `json:"wrong_notes"`
+	// Contradicted counts the questions of Wrong whose notes the text does
+	// not vouch for: the notes the text contradicts, as far as can be told.
+	Contradicted int `json:"contradicted_by_text"`
 }
 
 // measureTemporal scores every temporal question against its evidence turns,
@@ -326,11 +333,12 @@ func measureTemporal(ds *dataset) *temporalResult {
 // the answer is not already given by the text or the day it was said.
 func (res *temporalResult) checkNotes(conv *conversation, q question, want span, given bool) {
 	var notes []string
-	agrees := false
+	agrees, vouch := false, true
 	for _, e := range q.Evidence {
 		t := &conv.Turns[e]
 		for _, n := range insertedNotes(t.Text, t.Annotated) {
 			notes = append(notes, n)
+			vouch = vouch && vouched(t.Annotated, n, t.When)
 			for _, s := range noteSpans(n, t.When) {
 				agrees = agrees || s.overlaps(want)
 			}
@@ -341,6 +349,9 @@ func (res *temporalResult) checkNotes(conv *conversation, q question, want span,
 	}
 	res.Noted++
 	if !agrees && !given {
-		res.Wrong = append(res.Wrong, wrongNote{conv.ID, q.Answer, notes})
+		res.Wrong = append(res.Wrong, wrongNote{conv.ID, q.Answer, notes, vouch})
+		if !vouch {
+			res.Contradicted++
+		}
 	}
 }

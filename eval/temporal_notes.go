@@ -11,6 +11,30 @@ import (
 // with the answer (none overlaps it) and the answer is not simply the day
 // the evidence was said (then the notes were about something else).
 
+// vouched reports whether the words a note follows vouch for it, so that
+// a gold answer it disagrees with disagrees with the text: a note after a
+// weekday's name ("last Saturday [20 May 2023]") that names one day, that
+// weekday, within two weeks of the day said. Only weekdays are checked;
+// any other disagreeing note counts as one the text contradicts.
+func vouched(annotated, note string, said time.Time) bool {
+	at := strings.Index(annotated, " ["+note+"]")
+	if at < 0 {
+		return false
+	}
+	words := dateWords(annotated[:at])
+	if len(words) == 0 {
+		return false
+	}
+	wd, ok := weekdays[words[len(words)-1]]
+	spans := noteSpans(note, said)
+	if !ok || len(spans) != 1 || !spans[0].first.Equal(spans[0].last) {
+		return false
+	}
+	d := spans[0].first
+	gap := d.Sub(dayOf(said)).Hours() / 24
+	return d.Weekday() == wd && gap >= -14 && gap <= 14
+}
+
 // insertedNotes returns the notes (without their brackets) that Annotate
 // inserted into text to make annotated, in order. The caption brackets a
 // turn already carries ("[shares a photo: ...]") are text, not notes.

@@ -191,6 +191,24 @@ func TestMeasureTemporalScoresNotesStrictly(t *testing.T) {
 	all := res.Rows[len(res.Rows)-1]
 	assert.Equal(t, 1, all.Annotated, "a note with two readings names neither; only 20 May is resolved")
 	assert.Equal(t, 4, res.Noted)
-	assert.Equal(t, []wrongNote{{"c", "21 May 2023", []string{"20 May 2023"}}}, res.Wrong,
+	assert.Equal(t, []wrongNote{{"c", "21 May 2023", []string{"20 May 2023"}, true}}, res.Wrong,
 		"two readings that include the answer are not wrong, nor is a note beside an answer that is the day said")
+	assert.Zero(t, res.Contradicted, "a Saturday's note after \"last Saturday\" agrees with its words, whatever the gold says")
+}
+
+func TestVouchedChecksAWeekdaysNoteAgainstItsWords(t *testing.T) {
+	said := time.Date(2023, time.May, 24, 15, 0, 0, 0, time.UTC)
+	cases := []struct {
+		name, annotated, note string
+		want                  bool
+	}{
+		{"the weekday its words name", "I ran last Saturday [20 May 2023].", "20 May 2023", true},
+		{"another weekday", "I ran last Saturday [21 May 2023].", "21 May 2023", false},
+		{"the weekday, but months away", "I ran last Saturday [18 March 2023].", "18 March 2023", false},
+		{"no weekday before it", "Met her yesterday [23 May 2023].", "23 May 2023", false},
+		{"two readings", "See you next Friday [26 May or 2 June 2023].", "26 May or 2 June 2023", false},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, vouched(c.annotated, c.note, said), c.name)
+	}
 }
