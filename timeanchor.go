@@ -160,6 +160,11 @@ import (
 //     left").
 //   - for N units, when the sentence is in the present perfect ("I've owned
 //     it for 3 years"), and N units now: the start of the duration.
+//   - just and a past verb after its subject ("I just launched it", "we've
+//     just moved"): about the day itself, unless the sentence is in the past
+//     perfect, the verb is one of feeling or wanting ("I just wanted to
+//     say"), "and just" follows a past verb ("we sat down and just relaxed":
+//     "simply"), or anything else in the turn is dated.
 //   - currently, at the moment: the day itself, unless the sentence is told
 //     in the past ("he was currently away" is the moment the story is at).
 //
@@ -189,6 +194,9 @@ func Annotate(text string, when time.Time) string {
 type dateNote struct {
 	At   int    // byte offset in the original text, just after the expression
 	Text string // what is inserted there, e.g. " [20 May 2023]"
+	// speech marks a note from words that may not be about time ("just");
+	// see resolved.speech.
+	speech bool
 }
 
 // dateNotes finds the relative expressions of text and resolves them against
@@ -218,9 +226,28 @@ func dateNotes(text string, when time.Time) []dateNote {
 		from = to
 	}
 	if s != nil {
+		if s.anchored {
+			notes = dropSpeech(notes)
+		}
 		s.release()
 	}
 	return notes
+}
+
+// dropSpeech removes the notes of the moment of speech that words such as
+// "just" gave: beside another date they are as likely "simply" or count
+// from that other moment.
+func dropSpeech(notes []dateNote) []dateNote {
+	kept := notes[:0]
+	for _, n := range notes {
+		if !n.speech {
+			kept = append(kept, n)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return kept
 }
 
 // nextSentence finds where the sentence starting at text[from] ends, after
@@ -290,7 +317,7 @@ func sentenceEnd(c byte) bool { return c == '.' || c == '!' || c == '?' || c == 
 // by the unit.
 func headWord(w string) bool {
 	switch w {
-	case "today", "tonight", "yesterday", "tomorrow", "morning", "afternoon", "evening", "currently", "moment",
+	case "today", "tonight", "yesterday", "tomorrow", "morning", "afternoon", "evening", "just", "currently", "moment",
 		"christmas", "xmas", "halloween", "valentine", "easter", "thanksgiving", "juneteenth":
 		return true
 	}

@@ -88,6 +88,10 @@ type resolved struct {
 	two    bool
 	approx bool
 	rel    relation
+	// speech marks a reading of the moment of speech from words that may
+	// mean something else ("just"): dateNotes drops it when anything else
+	// in the turn is dated.
+	speech bool
 }
 
 func dayAt(c civil) resolved { return resolved{p: pDay, c: c} }

@@ -19,6 +19,7 @@ func (s *scanner) match(notes []dateNote) []dateNote {
 			continue
 		}
 		s.matched = end
+		s.anchored = s.anchored || !r.speech
 		at := s.toks[end].end
 		txt := r.note()
 		switch {
@@ -33,7 +34,7 @@ func (s *scanner) match(notes []dateNote) []dateNote {
 			if notes == nil {
 				notes = make([]dateNote, 0, 4)
 			}
-			notes = append(notes, dateNote{At: at, Text: txt})
+			notes = append(notes, dateNote{At: at, Text: txt, speech: r.speech})
 		}
 		i = end
 	}
@@ -56,6 +57,8 @@ func (s *scanner) matchAt(i int) (int, resolved, bool) {
 		return s.inCount(i)
 	case "for":
 		return s.forCount(i)
+	case "just":
+		return s.justPast(i)
 	case "currently", "at":
 		return s.currently(i)
 	}

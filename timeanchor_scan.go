@@ -32,6 +32,9 @@ type scanner struct {
 	matched int   // the last word of the latest expression matched, or -1
 	tense   tense // the sentence's tense, worked out on first use
 	tensed  bool
+	// anchored is set once the text holds an expression that is not the
+	// moment of speech; see resolved.speech.
+	anchored bool
 }
 
 // release clears the scanner before it goes back to the pool, so no turn's

@@ -74,8 +74,8 @@ func TestLoCoMoGuards(t *testing.T) {
 		"knowledge base: admitted paragraphs never push the conversation's answer out")
 
 	dates := res.Temporal.Rows[len(res.Temporal.Rows)-1]
-	assert.GreaterOrEqual(t, ratio(float64(dates.Annotated), dates.Questions), 0.79,
-		"day/month/year answers written in an evidence turn's annotations")
+	assert.GreaterOrEqual(t, ratio(float64(dates.Annotated), dates.Questions), 0.84,
+		"day/month/year answers written in an evidence turn's annotations (0.856 on the dev file)")
 	assert.GreaterOrEqual(t, ratio(float64(dates.Dated), dates.Questions), 0.92,
 		"day/month/year answers written in or beside an evidence turn")
 	assert.LessOrEqual(t, ratio(float64(len(res.Temporal.Wrong)), res.Temporal.Noted), 0.025,
