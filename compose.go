@@ -532,7 +532,7 @@ func (m *state) addNative(l *layout, t int) {
 		// The guard only opens lines, so the part's first characters come
 		// from the text's first lines: guarding those is enough.
 		text = m.clip(guard(linesOf(text, cost)), cost)
-	case tt.quoted:
+	case tt.quoted():
 		text = guard(text)
 	}
 	l.addPart(tt.Role(), Part{Text: text, Call: callOf(tt)}, cost)
@@ -741,7 +741,7 @@ func (m *state) renderBlock(keys, ends []int, parts []bool, header string) (stri
 			label := label(tt.Role())
 			b.WriteString(label)
 			switch {
-			case tt.quoted:
+			case tt.quoted():
 				writeIndented(&b, guard(tt.shown()))
 			case tt.lineLen() == len(label)+tt.runeCount()+1:
 				b.WriteString(tt.shown()) // no line break to indent

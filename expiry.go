@@ -166,7 +166,7 @@ func (m *state) expire(now time.Time) {
 // judge shows turn i as expired or as said.
 func (m *state) judge(i int, expired bool) {
 	tt := &m.turns[i]
-	if tt.Redacted || expired == tt.expired {
+	if tt.redacted() || expired == tt.expired() {
 		return
 	}
 	m.replaceTurn(i, m.derive(tt.public(), tt.waiting, expired))
@@ -184,7 +184,7 @@ func (m *state) withoutExpired(items []Item) []Item {
 	}
 	var gone []string
 	for _, e := range m.exp.order[:m.exp.lapsed] {
-		if tt := &m.turns[e.turn]; tt.expired {
+		if tt := &m.turns[e.turn]; tt.expired() {
 			gone = append(gone, tt.Text)
 		}
 	}

@@ -860,7 +860,7 @@ func FuzzAgentTurns(f *testing.F) {
 			}
 			if quarantine {
 				for x := range m.turns {
-					if tt := &m.turns[x]; tt.hidden && len(tt.Text) >= 8 && !strings.Contains(query, tt.Text) {
+					if tt := &m.turns[x]; tt.hidden() && len(tt.Text) >= 8 && !strings.Contains(query, tt.Text) {
 						for _, p := range flat(r) {
 							require.NotContains(t, p, tt.Text, "quarantined text reached the context")
 						}

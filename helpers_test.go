@@ -657,7 +657,7 @@ func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
 		for t := k; t < ends[i]; t++ {
 			e := blockEntry{Role: m.turns[t].Role(), Text: guard(m.turns[t].shown())}
 			switch tt := &m.turns[t]; {
-			case tt.hidden:
+			case tt.hidden():
 				e.Text = ""
 			case tt.Role() == ToolCall:
 				// A call is the assistant's line, naming the tool.

@@ -461,41 +461,84 @@ const turnsGrowFrom = 4096
 const redactedText = "[redacted]"
 
 // turn is a Turn with what the Memory derives from it at ingest. A long
-// conversation is mostly its turns, so the record is packed: the role in a
-// byte, sizes in 32 bits, and behind one pointer, nil for most turns, what
-// few need: the text with its dates resolved and sizes too large for 32
-// bits. An agent turn's own fields sit behind another, so the user's and
-// the assistant's turns, which have none, do not pay for them.
+// conversation is mostly its turns, so the record is packed: the role and
+// the flags in a byte each, sizes in 32 bits, and behind one pointer, nil
+// for most turns, what few need: an agent turn's own fields, the text with
+// its dates resolved and sizes too large for 32 bits. The user's and the
+// assistant's turns, which have none of them, pay eight bytes for them.
 type turn struct {
 	said
-	agent *agentFields // nil unless Role.agent()
-	extra *turnExtra   // nil unless the turn has dates resolved or a size past 32 bits
+	more *turnMore // nil unless the turn is an agent's, has dates resolved or a size past 32 bits
 	// native and line are the sizes of the turn as its own message part
 	// and as a line of the memory block, guarded, in the budget's unit;
 	// runes counts the characters of shown. bigSize stands for a size
-	// kept in extra (see setSizes).
+	// kept in more (see setSizes).
 	native, line, runes uint32
 	date                int32 // size of the date line that may stand above the turn
 	// waiting counts the tool calls of the current step, up to and
 	// including this turn, that no result has answered yet (see
 	// AppendTurn): a stretch may start after a turn only when it is zero.
-	waiting  int32
-	role     roleCode
-	Redacted bool // set on the placeholder Redact leaves
-	quoted   bool // the guard opens some line of shown
-	// hidden is set on a quarantined turn (see Options.Unverified): kept
-	// verbatim, but neither indexed nor shown.
-	hidden bool
-	// expired is set on a turn past its Turn.Expires by the clock of the
-	// latest call (see expire): kept verbatim, but indexed and shown as
-	// expiredText.
-	expired bool
+	waiting int32
+	role    roleCode
+	flags   turnFlags
 }
 
-// turnExtra is what only some turns hold.
-type turnExtra struct {
-	dated               string // Text with resolved dates beside it; "" when it has none
-	native, line, runes int    // the sizes, when one of them is bigSize or more
+// turnFlags are a turn's yes-or-no facts, a bit each.
+type turnFlags uint8
+
+const (
+	// flagRedacted is set on the placeholder Redact leaves.
+	flagRedacted turnFlags = 1 << iota
+	// flagQuoted: the guard opens some line of shown.
+	flagQuoted
+	// flagHidden is set on a quarantined turn (see Options.Unverified):
+	// kept verbatim, but neither indexed nor shown.
+	flagHidden
+	// flagExpired is set on a turn past its Turn.Expires by the clock of
+	// the latest call (see expire): kept verbatim, but indexed and shown
+	// as expiredText.
+	flagExpired
+)
+
+func (tt *turn) redacted() bool { return tt.flags&flagRedacted != 0 }
+func (tt *turn) quoted() bool   { return tt.flags&flagQuoted != 0 }
+func (tt *turn) hidden() bool   { return tt.flags&flagHidden != 0 }
+func (tt *turn) expired() bool  { return tt.flags&flagExpired != 0 }
+
+// set sets or clears flag f.
+func (tt *turn) set(f turnFlags, on bool) {
+	if on {
+		tt.flags |= f
+	} else {
+		tt.flags &^= f
+	}
+}
+
+// turnMore is what only some turns hold.
+type turnMore struct {
+	agentFields        // an agent turn's; zero for the others
+	dated       string // Text with resolved dates beside it; "" when it has none
+	big         *bigSizes
+}
+
+// bigSizes are a turn's sizes when one of them is bigSize or more.
+type bigSizes struct{ native, line, runes int }
+
+// agent returns an agent turn's own fields; nil for a turn that holds
+// none.
+func (tt *turn) agent() *agentFields {
+	if tt.more == nil {
+		return nil
+	}
+	return &tt.more.agentFields
+}
+
+// extra returns tt.more, made first if the turn has none.
+func (tt *turn) extra() *turnMore {
+	if tt.more == nil {
+		tt.more = &turnMore{}
+	}
+	return tt.more
 }
 
 // bigSize, as a turn's size, says the size is in its extra.
@@ -504,11 +547,11 @@ const bigSize = math.MaxUint32
 // shown is the turn's text with resolved dates beside it, or expiredText
 // once it has expired: what is indexed and rendered.
 func (tt *turn) shown() string {
-	if tt.expired {
+	if tt.expired() {
 		return expiredText
 	}
-	if tt.extra != nil && tt.extra.dated != "" {
-		return tt.extra.dated
+	if tt.more != nil && tt.more.dated != "" {
+		return tt.more.dated
 	}
 	return tt.Text
 }
@@ -516,10 +559,7 @@ func (tt *turn) shown() string {
 // setSizes records the turn's sizes (see turn.native).
 func (tt *turn) setSizes(native, line, runes int) {
 	if max(native, line, runes) >= bigSize {
-		if tt.extra == nil {
-			tt.extra = &turnExtra{}
-		}
-		tt.extra.native, tt.extra.line, tt.extra.runes = native, line, runes
+		tt.extra().big = &bigSizes{native, line, runes}
 		tt.native, tt.line, tt.runes = bigSize, bigSize, bigSize
 		return
 	}
@@ -529,7 +569,7 @@ func (tt *turn) setSizes(native, line, runes int) {
 // nativeSize is the size of the turn as its own message part.
 func (tt *turn) nativeSize() int {
 	if tt.native == bigSize {
-		return tt.extra.native
+		return tt.more.big.native
 	}
 	return int(tt.native)
 }
@@ -537,7 +577,7 @@ func (tt *turn) nativeSize() int {
 // lineLen is the size of the turn as a line of the memory block.
 func (tt *turn) lineLen() int {
 	if tt.line == bigSize {
-		return tt.extra.line
+		return tt.more.big.line
 	}
 	return int(tt.line)
 }
@@ -545,7 +585,7 @@ func (tt *turn) lineLen() int {
 // runeCount is the characters of shown.
 func (tt *turn) runeCount() int {
 	if tt.runes == bigSize {
-		return tt.extra.runes
+		return tt.more.big.runes
 	}
 	return int(tt.runes)
 }
@@ -591,8 +631,8 @@ func (c *conversation) public(i int) Turn {
 // public returns the turn as Turn gives it, less its expiry, which the
 // conversation holds.
 func (tt *turn) public() Turn {
-	t := Turn{Role: tt.Role(), Text: tt.Text, Time: tt.Time, Redacted: tt.Redacted}
-	if a := tt.agent; a != nil {
+	t := Turn{Role: tt.Role(), Text: tt.Text, Time: tt.Time, Redacted: tt.redacted()}
+	if a := tt.agent(); a != nil {
 		t.Tool, t.CallID, t.Source = a.Tool, a.CallID, a.Source
 	}
 	return t
@@ -832,14 +872,16 @@ func (m *state) makeTurn(t Turn, waiting int32) turn { return m.derive(t, waitin
 // shown, indexed and sized as expiredText, and keeps its words only as
 // they were said.
 func (m *state) derive(t Turn, waiting int32, expired bool) turn {
-	x := turn{said: said{Text: t.Text, Time: t.Time}, role: codeOf(t.Role), Redacted: t.Redacted, waiting: waiting, expired: expired}
+	x := turn{said: said{Text: t.Text, Time: t.Time}, role: codeOf(t.Role), waiting: waiting}
+	x.set(flagRedacted, t.Redacted)
+	x.set(flagExpired, expired)
 	if t.Role.agent() {
-		x.agent = &agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}
+		x.more = &turnMore{agentFields: agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}}
 	}
-	x.hidden = m.opt.Unverified == Quarantine && !t.Redacted && !expired && t.Role.framed() && !t.Source.Authenticated
+	x.set(flagHidden, m.opt.Unverified == Quarantine && !t.Redacted && !expired && t.Role.framed() && !t.Source.Authenticated)
 	if !expired && !t.Redacted && !t.Time.IsZero() {
 		if dated := Annotate(t.Text, t.Time); dated != t.Text {
-			x.extra = &turnExtra{dated: dated}
+			x.extra().dated = dated
 		}
 	}
 	runes := utf8.RuneCountInString(x.shown())
@@ -855,11 +897,11 @@ func (m *state) derive(t Turn, waiting int32, expired bool) turn {
 		native, line = int(n), int(l)
 	case z.f != nil:
 		quoted := guard(x.shown())
-		x.quoted = len(quoted) != len(x.shown())
+		x.set(flagQuoted, len(quoted) != len(x.shown()))
 		native, line = z.size(quoted), z.size(lineText(t.Role, quoted))
 	default:
 		quoted := guard(x.shown())
-		x.quoted = len(quoted) != len(x.shown())
+		x.set(flagQuoted, len(quoted) != len(x.shown()))
 		native = runes + len(quoted) - len(x.shown()) // the guard adds ASCII only
 		line = lineSize(t.Role, quoted)
 	}
@@ -985,12 +1027,12 @@ func (m *Memory) Redact(i int) error {
 		return fmt.Errorf("%w: %d of %d", ErrIndex, i, len(m.turns))
 	}
 	old := m.turns[i]
-	if old.Redacted {
+	if old.redacted() {
 		return nil
 	}
 	placeholder := Turn{Role: old.Role(), Text: redactedText, Time: old.Time, Redacted: true}
-	if old.agent != nil {
-		placeholder.Tool, placeholder.CallID = old.agent.Tool, old.agent.CallID
+	if a := old.agent(); a != nil {
+		placeholder.Tool, placeholder.CallID = a.Tool, a.CallID
 	}
 	m.replaceTurn(i, m.makeTurn(placeholder, old.waiting))
 	m.redactions = append(m.redactions, i)

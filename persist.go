@@ -94,8 +94,8 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	w := wire{Version: FormatVersion, Turns: make([]wireTurn, len(m.turns)), Bounds: make([]int, len(m.str))}
 	for i := range m.turns {
 		t := &m.turns[i]
-		w.Turns[i] = wireTurn{Role: t.Role(), Text: t.Text, Redacted: t.Redacted}
-		if a := t.agent; a != nil && (*a != agentFields{}) {
+		w.Turns[i] = wireTurn{Role: t.Role(), Text: t.Text, Redacted: t.redacted()}
+		if a := t.agent(); a != nil && (*a != agentFields{}) {
 			w.Turns[i].Agent = &wireAgent{Tool: a.Tool, CallID: a.CallID, Source: a.Source.Name, Authenticated: a.Source.Authenticated}
 		}
 		if !t.Time.IsZero() {
