@@ -476,7 +476,7 @@ func TestRedactedTextIsUnreachable(t *testing.T) {
 				assert.NotContains(t, vocabulary(m.ix), word)
 			}
 			if closed {
-				_, cached := m.ix.byKey[oldKey]
+				_, cached := m.ix.slotOf(oldKey)
 				assert.False(t, cached, "the encoding cache still holds the secret's text")
 			}
 			for _, text := range m.texts {
