@@ -689,7 +689,7 @@ func (c *conversation) newDay(t int) bool {
 func (c *conversation) lineCost(a, t int) int {
 	n := c.turns[t].lineLen()
 	if t == a || c.newDay(t) {
-		n += int(c.turns[t].date)
+		n += c.turns[t].dateSize()
 	}
 	return n
 }

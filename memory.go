@@ -461,26 +461,31 @@ const turnsGrowFrom = 4096
 const redactedText = "[redacted]"
 
 // turn is a Turn with what the Memory derives from it at ingest. A long
-// conversation is mostly its turns, so the record is packed: the role and
-// the flags in a byte each, sizes in 32 bits, and behind one pointer, nil
-// for most turns, what few need: an agent turn's own fields, the text with
-// its dates resolved and sizes too large for 32 bits. The user's and the
-// assistant's turns, which have none of them, pay eight bytes for them.
+// conversation is mostly its turns, so the record is packed into 64 bytes:
+// the role and the flags in a byte each, sizes in ten, and behind one
+// pointer, nil for most turns, what few need: an agent turn's own fields,
+// the text with its dates resolved and sizes too large for the record. The
+// user's and the assistant's turns, which have none of them, pay eight
+// bytes for them.
 type turn struct {
 	said
-	more *turnMore // nil unless the turn is an agent's, has dates resolved or a size past 32 bits
-	// native and line are the sizes of the turn as its own message part
-	// and as a line of the memory block, guarded, in the budget's unit;
-	// runes counts the characters of shown. bigSize stands for a size
-	// kept in more (see setSizes).
-	native, line, runes uint32
-	date                int32 // size of the date line that may stand above the turn
+	more *turnMore // nil unless the turn is an agent's, has dates resolved or sizes too large for the record
+	// The turn's sizes in the budget's unit, as its own message part and
+	// as a line of the memory block, guarded, and of the date line that
+	// may stand above it; runes counts the characters of shown. native
+	// and line are kept as their differences from runes, which are small
+	// (a guard, a role's label, a token count a little under the
+	// characters): a turn whose sizes do not fit has flagBigSizes set and
+	// keeps them in more (see setSizes).
+	runes        uint32
+	native, line int16
+	date         uint16
+	role         roleCode
+	flags        turnFlags
 	// waiting counts the tool calls of the current step, up to and
 	// including this turn, that no result has answered yet (see
 	// AppendTurn): a stretch may start after a turn only when it is zero.
 	waiting int32
-	role    roleCode
-	flags   turnFlags
 }
 
 // turnFlags are a turn's yes-or-no facts, a bit each.
@@ -498,6 +503,8 @@ const (
 	// the latest call (see expire): kept verbatim, but indexed and shown
 	// as expiredText.
 	flagExpired
+	// flagBigSizes: the turn's sizes are in more.big.
+	flagBigSizes
 )
 
 func (tt *turn) redacted() bool { return tt.flags&flagRedacted != 0 }
@@ -521,8 +528,8 @@ type turnMore struct {
 	big         *bigSizes
 }
 
-// bigSizes are a turn's sizes when one of them is bigSize or more.
-type bigSizes struct{ native, line, runes int }
+// bigSizes are a turn's sizes when they do not fit its record.
+type bigSizes struct{ native, line, runes, date int }
 
 // agent returns an agent turn's own fields; nil for a turn that holds
 // none.
@@ -541,9 +548,6 @@ func (tt *turn) extra() *turnMore {
 	return tt.more
 }
 
-// bigSize, as a turn's size, says the size is in its extra.
-const bigSize = math.MaxUint32
-
 // shown is the turn's text with resolved dates beside it, or expiredText
 // once it has expired: what is indexed and rendered.
 func (tt *turn) shown() string {
@@ -556,38 +560,47 @@ func (tt *turn) shown() string {
 	return tt.Text
 }
 
-// setSizes records the turn's sizes (see turn.native).
-func (tt *turn) setSizes(native, line, runes int) {
-	if max(native, line, runes) >= bigSize {
-		tt.extra().big = &bigSizes{native, line, runes}
-		tt.native, tt.line, tt.runes = bigSize, bigSize, bigSize
+// setSizes records the turn's sizes (see turn.runes).
+func (tt *turn) setSizes(native, line, runes, date int) {
+	dn, dl := native-runes, line-runes
+	if runes > math.MaxUint32 || date > math.MaxUint16 || dn != int(int16(dn)) || dl != int(int16(dl)) {
+		tt.extra().big = &bigSizes{native, line, runes, date}
+		tt.set(flagBigSizes, true)
 		return
 	}
-	tt.native, tt.line, tt.runes = uint32(native), uint32(line), uint32(runes)
+	tt.runes, tt.native, tt.line, tt.date = uint32(runes), int16(dn), int16(dl), uint16(date)
 }
 
 // nativeSize is the size of the turn as its own message part.
 func (tt *turn) nativeSize() int {
-	if tt.native == bigSize {
+	if tt.flags&flagBigSizes != 0 {
 		return tt.more.big.native
 	}
-	return int(tt.native)
+	return int(tt.runes) + int(tt.native)
 }
 
 // lineLen is the size of the turn as a line of the memory block.
 func (tt *turn) lineLen() int {
-	if tt.line == bigSize {
+	if tt.flags&flagBigSizes != 0 {
 		return tt.more.big.line
 	}
-	return int(tt.line)
+	return int(tt.runes) + int(tt.line)
 }
 
 // runeCount is the characters of shown.
 func (tt *turn) runeCount() int {
-	if tt.runes == bigSize {
+	if tt.flags&flagBigSizes != 0 {
 		return tt.more.big.runes
 	}
 	return int(tt.runes)
+}
+
+// dateSize is the size of the date line that may stand above the turn.
+func (tt *turn) dateSize() int {
+	if tt.flags&flagBigSizes != 0 {
+		return tt.more.big.date
+	}
+	return int(tt.date)
 }
 
 // Role is who said the turn.
@@ -905,12 +918,11 @@ func (m *state) derive(t Turn, waiting int32, expired bool) turn {
 		native = runes + len(quoted) - len(x.shown()) // the guard adds ASCII only
 		line = lineSize(t.Role, quoted)
 	}
-	x.setSizes(native, line, runes)
+	date := dateSize(&x)
 	if z.f != nil {
-		x.date = int32(min(z.size(dateLine(&x)), unmeasured))
-	} else {
-		x.date = int32(dateSize(&x))
+		date = min(z.size(dateLine(&x)), unmeasured)
 	}
+	x.setSizes(native, line, runes, date)
 	return x
 }
 
