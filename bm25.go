@@ -171,7 +171,7 @@ func (ix *index) addOpenTerm(id uint32, n int) {
 		ix.openTF = ix.openTF[:cap(ix.openTF)]
 	}
 	if ix.openTF[id] == 0 {
-		ix.openIDs = append(ix.openIDs, id)
+		ix.openIDs = append(doubled(ix.openIDs), id)
 	}
 	ix.openTF[id] = sat32(int(ix.openTF[id]) + n)
 }
