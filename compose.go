@@ -664,16 +664,16 @@ func breakAt(s string, i int) int {
 }
 
 // dateLine opens a stretch, or marks a change of day inside one.
-func dateLine(t *turn) string {
-	if t.Time.IsZero() {
+func dateLine(t time.Time) string {
+	if t.IsZero() {
 		return "---\n"
 	}
-	return "--- " + t.Time.Format("2 January 2006") + " ---\n"
+	return "--- " + t.Format("2 January 2006") + " ---\n"
 }
 
 // newDay reports whether turn t starts a new day after turn t-1.
 func (c *conversation) newDay(t int) bool {
-	cur, prev := c.turns[t].Time, c.turns[t-1].Time
+	cur, prev := c.when(t), c.when(t-1)
 	if cur.IsZero() {
 		return false
 	}
@@ -727,7 +727,7 @@ func (m *state) renderBlock(keys, ends []int, parts []bool, header string) (stri
 		for t := k; t < ends[i]; t++ {
 			tt := &m.turns[t]
 			if t == k || m.newDay(t) {
-				b.WriteString(dateLine(tt))
+				b.WriteString(dateLine(m.timeOf(tt)))
 			}
 			if t == k && parts != nil && parts[i] {
 				b.WriteString(partMark)

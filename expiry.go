@@ -98,8 +98,8 @@ func (c *conversation) forgetExpiries(from int) {
 // not say; zero, which expires nothing, when neither is known.
 func (m *state) clock() time.Time {
 	now := m.asked
-	if n := len(m.turns); n > 0 && m.turns[n-1].Time.After(now) {
-		now = m.turns[n-1].Time
+	if n := len(m.turns); n > 0 && m.when(n-1).After(now) {
+		now = m.when(n-1)
 	}
 	return now
 }
@@ -169,7 +169,7 @@ func (m *state) judge(i int, expired bool) {
 	if tt.redacted() || expired == tt.expired() {
 		return
 	}
-	m.replaceTurn(i, m.derive(tt.public(), tt.waiting, expired))
+	m.replaceTurn(i, m.derive(m.bare(tt), tt.waiting, expired))
 	if m.sel != nil && m.sel.covers(i) {
 		m.drop(RebuildTurnExpired)
 	}

@@ -663,8 +663,8 @@ func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
 				// A call is the assistant's line, naming the tool.
 				e.Role, e.Text = Assistant, guard(callText(tt))
 			}
-			if t == k || !sameDay(m.turns[t].Time, m.turns[t-1].Time) {
-				e.Date = wantDateLine(m.turns[t].Time)
+			if t == k || !sameDay(m.when(t), m.when(t-1)) {
+				e.Date = wantDateLine(m.when(t))
 			}
 			out = append(out, e)
 		}

@@ -431,7 +431,9 @@ type Turn struct {
 	// expressions live only in what is indexed and rendered.
 	Text string
 	// Time is when the turn was said: given to AppendAt, or inherited from
-	// the previous turn. Zero when never known.
+	// the previous turn. Zero when never known. A Memory keeps the wall
+	// clock and the location, not a monotonic clock reading, as ToJSON
+	// does.
 	Time time.Time
 	// Redacted is set on the placeholder Redact leaves.
 	Redacted bool
@@ -468,8 +470,14 @@ const redactedText = "[redacted]"
 // user's and the assistant's turns, which have none of them, pay eight
 // bytes for them.
 type turn struct {
-	said
-	more *turnMore // nil unless the turn is an agent's, has dates resolved or sizes too large for the record
+	Text string
+	// sec and nsec are the turn's time as seconds since the start of year
+	// 1 and nanoseconds, both 0 for none, and zone its location in the
+	// conversation's zones: 16 bytes where a time.Time takes 24 (see
+	// conversation.timeOf). A turn whose location the table has no room
+	// for has flagBigTime set and keeps its time in more.
+	sec  int64
+	more *turnMore // nil unless the turn is an agent's, has dates resolved or sizes or a zone too large for the record
 	// The turn's sizes in the budget's unit, as its own message part and
 	// as a line of the memory block, guarded, and of the date line that
 	// may stand above it; runes counts the characters of shown. native
@@ -486,6 +494,8 @@ type turn struct {
 	// including this turn, that no result has answered yet (see
 	// AppendTurn): a stretch may start after a turn only when it is zero.
 	waiting int32
+	nsec    int32
+	zone    uint16
 }
 
 // turnFlags are a turn's yes-or-no facts, a bit each.
@@ -505,6 +515,8 @@ const (
 	flagExpired
 	// flagBigSizes: the turn's sizes are in more.big.
 	flagBigSizes
+	// flagBigTime: the turn's time is in more.at.
+	flagBigTime
 )
 
 func (tt *turn) redacted() bool { return tt.flags&flagRedacted != 0 }
@@ -526,6 +538,7 @@ type turnMore struct {
 	agentFields        // an agent turn's; zero for the others
 	dated       string // Text with resolved dates beside it; "" when it has none
 	big         *bigSizes
+	at          time.Time // the turn's time, when flagBigTime is set
 }
 
 // bigSizes are a turn's sizes when they do not fit its record.
@@ -606,11 +619,68 @@ func (tt *turn) dateSize() int {
 // Role is who said the turn.
 func (tt *turn) Role() Role { return roles[tt.role] }
 
-// said is what every turn holds but its role: what was said, and when.
-type said struct {
-	Text string
-	Time time.Time
+// maxZones is how many locations a conversation's zones hold: a turn keeps
+// its index in 16 bits, and 0 stands for UTC.
+const maxZones = math.MaxUint16
+
+// turnZones are the locations of a conversation's turn times, each once, so
+// that a turn keeps its time's in two bytes. A conversation's turns are
+// nearly always in one or two.
+type turnZones struct {
+	mu   sync.Mutex                // a load derives turns on several goroutines
+	locs []*time.Location          // by index less one
+	of   map[*time.Location]uint16 // the index of each
 }
+
+// setTime records when as the turn's time (see turn.sec).
+func (c *conversation) setTime(tt *turn, when time.Time) {
+	tt.sec, tt.nsec = when.Unix()+sinceYear1, int32(when.Nanosecond())
+	loc := when.Location()
+	if loc == time.UTC {
+		return
+	}
+	if c.zones == nil {
+		c.zones = &turnZones{of: map[*time.Location]uint16{}}
+	}
+	z := c.zones
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	k, ok := z.of[loc]
+	if !ok && len(z.locs) < maxZones {
+		z.locs = append(z.locs, loc)
+		k, ok = uint16(len(z.locs)), true
+		z.of[loc] = k
+	}
+	if !ok {
+		tt.extra().at = when
+		tt.set(flagBigTime, true)
+		return
+	}
+	tt.zone = k
+}
+
+// timeOf returns the turn's time, in its location.
+func (c *conversation) timeOf(tt *turn) time.Time {
+	if tt.flags&flagBigTime != 0 {
+		return tt.more.at
+	}
+	t := time.Unix(tt.sec-sinceYear1, int64(tt.nsec))
+	if tt.zone == 0 {
+		return t.UTC()
+	}
+	return t.In(c.zones.locs[tt.zone-1])
+}
+
+// timed reports whether the turn has a time.
+func (tt *turn) timed() bool {
+	if tt.flags&flagBigTime != 0 {
+		return !tt.more.at.IsZero()
+	}
+	return tt.sec != 0 || tt.nsec != 0
+}
+
+// when returns turn i's time.
+func (c *conversation) when(i int) time.Time { return c.timeOf(&c.turns[i]) }
 
 // roleCode is a Role in a byte: its place in roles.
 type roleCode uint8
@@ -636,15 +706,15 @@ type agentFields struct {
 
 // public returns turn i as Turn gives it.
 func (c *conversation) public(i int) Turn {
-	t := c.turns[i].public()
+	t := c.bare(&c.turns[i])
 	t.Expires = c.expiryOf(i)
 	return t
 }
 
-// public returns the turn as Turn gives it, less its expiry, which the
-// conversation holds.
-func (tt *turn) public() Turn {
-	t := Turn{Role: tt.Role(), Text: tt.Text, Time: tt.Time, Redacted: tt.redacted()}
+// bare returns the turn as Turn gives it, less its expiry, which the
+// conversation holds by turn.
+func (c *conversation) bare(tt *turn) Turn {
+	t := Turn{Role: tt.Role(), Text: tt.Text, Time: c.timeOf(tt), Redacted: tt.redacted()}
 	if a := tt.agent(); a != nil {
 		t.Tool, t.CallID, t.Source = a.Tool, a.CallID, a.Source
 	}
@@ -668,6 +738,8 @@ type conversation struct {
 	// exp holds Turn.Expires for the few turns that have one, so the
 	// many that do not pay nothing for it; nil while none has.
 	exp *expiries
+	// zones are the turns' locations but UTC; nil while none has one.
+	zones *turnZones
 }
 
 // Memory is one conversation's memory: the turns verbatim, grouped into
@@ -805,7 +877,7 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 	defer m.mu.Unlock()
 	n := len(m.turns)
 	if when.IsZero() && n > 0 {
-		t.Time = m.turns[n-1].Time
+		t.Time = m.when(n - 1)
 	}
 	x, err := m.accept(t)
 	if err != nil {
@@ -844,10 +916,10 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 // to end a sitting: a new sitting starts a new stretch, whatever its size.
 func (m *state) pause(when time.Time) bool {
 	n := len(m.turns)
-	if n == 0 || when.IsZero() || m.turns[n-1].Time.IsZero() {
+	if n == 0 || when.IsZero() || !m.turns[n-1].timed() {
 		return false
 	}
-	return when.Sub(m.turns[n-1].Time) >= m.tune.sessionGap
+	return when.Sub(m.when(n-1)) >= m.tune.sessionGap
 }
 
 // checkTimes refuses a turn whose time or expiry ToJSON could not save.
@@ -885,7 +957,8 @@ func (m *state) makeTurn(t Turn, waiting int32) turn { return m.derive(t, waitin
 // shown, indexed and sized as expiredText, and keeps its words only as
 // they were said.
 func (m *state) derive(t Turn, waiting int32, expired bool) turn {
-	x := turn{said: said{Text: t.Text, Time: t.Time}, role: codeOf(t.Role), waiting: waiting}
+	x := turn{Text: t.Text, role: codeOf(t.Role), waiting: waiting}
+	m.setTime(&x, t.Time)
 	x.set(flagRedacted, t.Redacted)
 	x.set(flagExpired, expired)
 	if t.Role.agent() {
@@ -918,9 +991,9 @@ func (m *state) derive(t Turn, waiting int32, expired bool) turn {
 		native = runes + len(quoted) - len(x.shown()) // the guard adds ASCII only
 		line = lineSize(t.Role, quoted)
 	}
-	date := dateSize(&x)
+	date := dateSize(t.Time)
 	if z.f != nil {
-		date = min(z.size(dateLine(&x)), unmeasured)
+		date = min(z.size(dateLine(t.Time)), unmeasured)
 	}
 	x.setSizes(native, line, runes, date)
 	return x
@@ -994,8 +1067,8 @@ func (c *conversation) pieces(a, b, start int) func(yield func(string)) {
 	return func(yield func(string)) {
 		for t := a; t < b; t++ {
 			tt := &c.turns[t]
-			if !tt.Time.IsZero() && (t == start || c.newDay(t)) {
-				yield(dateLine(tt) + tt.indexed())
+			if tt.timed() && (t == start || c.newDay(t)) {
+				yield(dateLine(c.timeOf(tt)) + tt.indexed())
 				continue
 			}
 			yield(tt.indexed())
@@ -1042,7 +1115,7 @@ func (m *Memory) Redact(i int) error {
 	if old.redacted() {
 		return nil
 	}
-	placeholder := Turn{Role: old.Role(), Text: redactedText, Time: old.Time, Redacted: true}
+	placeholder := Turn{Role: old.Role(), Text: redactedText, Time: m.when(i), Redacted: true}
 	if a := old.agent(); a != nil {
 		placeholder.Tool, placeholder.CallID = a.Tool, a.CallID
 	}

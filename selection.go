@@ -35,7 +35,7 @@ func (rk *ranking) score(s int) float64 {
 // sameSitting reports whether stretch s+1 follows stretch s without a pause.
 func (m *state) sameSitting(s int) bool {
 	b := m.str[s+1].start
-	p, q := m.turns[b-1].Time, m.turns[b].Time
+	p, q := m.when(b-1), m.when(b)
 	return p.IsZero() || q.IsZero() || q.Sub(p) < m.tune.sessionGap
 }
 

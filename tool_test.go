@@ -234,7 +234,7 @@ func checkAgent(t tb, m *Memory, r Result, cont bool) {
 		}
 		for got := range shown {
 			if head, text, _ := strings.Cut(got, "\n"); text == guard(tt.shown()) && strings.Contains(head, sourceLabel(tt.agent().Tool)) {
-				checkFrame(t, tt.public(), tt.shown(), got)
+				checkFrame(t, m.bare(tt), tt.shown(), got)
 			}
 		}
 	}
@@ -773,10 +773,10 @@ func checkQuotes(t tb, m *Memory) {
 				require.Equal(t, guard(callText(tt)), e.text)
 			case ToolResult:
 				require.Equal(t, "tool result", e.margin)
-				checkFrame(t, tt.public(), tt.shown(), e.text)
+				checkFrame(t, m.bare(tt), tt.shown(), e.text)
 			default:
 				require.Equal(t, "note", e.margin)
-				checkFrame(t, tt.public(), tt.shown(), e.text)
+				checkFrame(t, m.bare(tt), tt.shown(), e.text)
 			}
 		}
 	}
