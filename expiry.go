@@ -99,7 +99,7 @@ func (c *conversation) forgetExpiries(from int) {
 func (m *state) clock() time.Time {
 	now := m.asked
 	if n := len(m.turns); n > 0 && m.when(n-1).After(now) {
-		now = m.when(n-1)
+		now = m.when(n - 1)
 	}
 	return now
 }

@@ -234,7 +234,7 @@ func (m *state) cold(sel *kept) bool {
 	if n == 0 {
 		return false
 	}
-	newest := m.when(n-1)
+	newest := m.when(n - 1)
 	if last := newest; !m.asked.IsZero() {
 		if m.called.After(last) {
 			last = m.called
@@ -371,7 +371,7 @@ func (m *state) expired(t int) bool {
 	}
 	now := m.asked
 	if now.IsZero() {
-		now = m.when(n-1)
+		now = m.when(n - 1)
 	}
 	return lapsed(m.when(t), now)
 }

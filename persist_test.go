@@ -771,7 +771,7 @@ func TestRestoredMemoryComposesAndSavesByteForByte(t *testing.T) {
 				require.NoError(t, err)
 			}
 			if when.IsZero() {
-				when = m.when(len(m.turns)-1)
+				when = m.when(len(m.turns) - 1)
 			}
 		}
 		for range 20 + r.IntN(60) {
