@@ -99,7 +99,7 @@ func lineText(r Role, quoted string) string {
 	return b.String()
 }
 
-// dateSize is the characters of dateLine for a turn said at the time of t,
+// dateSize is the characters of dateLine for a turn said at t,
 // worked out without formatting the date.
 func dateSize(t time.Time) int {
 	if t.IsZero() {

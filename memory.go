@@ -463,12 +463,13 @@ const turnsGrowFrom = 4096
 const redactedText = "[redacted]"
 
 // turn is a Turn with what the Memory derives from it at ingest. A long
-// conversation is mostly its turns, so the record is packed into 64 bytes:
-// the role and the flags in a byte each, sizes in ten, and behind one
-// pointer, nil for most turns, what few need: an agent turn's own fields,
-// the text with its dates resolved and sizes too large for the record. The
-// user's and the assistant's turns, which have none of them, pay eight
-// bytes for them.
+// conversation is mostly its turns, so the record is packed into 56 bytes:
+// the role and the flags in a byte each, sizes in ten, the time in sixteen,
+// and behind one pointer, nil for most turns, what few need: an agent
+// turn's own fields, the text with its dates resolved, sizes too large for
+// the record and a time whose location the conversation has no room left
+// to number. The user's and the assistant's turns, which have none of
+// them, pay eight bytes for them.
 type turn struct {
 	Text string
 	// sec and nsec are the turn's time as seconds since the start of year
@@ -990,12 +991,12 @@ func (m *state) makeTurn(t Turn, waiting int32) turn { return m.derive(t, waitin
 // they were said.
 func (m *state) derive(t Turn, waiting int32, expired bool) turn {
 	x := turn{Text: t.Text, role: codeOf(t.Role), waiting: waiting}
-	m.setTime(&x, t.Time)
-	x.set(flagRedacted, t.Redacted)
-	x.set(flagExpired, expired)
 	if t.Role.agent() {
 		x.more = &turnMore{agentFields: agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}}
 	}
+	m.setTime(&x, t.Time)
+	x.set(flagRedacted, t.Redacted)
+	x.set(flagExpired, expired)
 	x.set(flagHidden, m.opt.Unverified == Quarantine && !t.Redacted && !expired && t.Role.framed() && !t.Source.Authenticated)
 	if !expired && !t.Redacted && !t.Time.IsZero() {
 		if dated := Annotate(t.Text, t.Time); dated != t.Text {

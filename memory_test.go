@@ -875,4 +875,14 @@ func TestATurnsPackedTimeIsTheTimeItWasGiven(t *testing.T) {
 		assert.True(t, ok)
 		assert.Zero(t, d)
 	})
+	t.Run("an agent turn past the table's room keeps its time beside its fields", func(t *testing.T) {
+		m := New(Options{})
+		m.zones = &turnZones{locs: make([]*time.Location, maxZones), of: map[*time.Location]uint16{}}
+		at := time.Date(2023, 5, 25, 10, 30, 0, 0, west)
+		mustTurn(t, m, Turn{Role: ToolCall, Tool: "lookup", CallID: "c1", Text: "{}", Time: at})
+		got, err := m.Turn(0)
+		require.NoError(t, err)
+		assert.Equal(t, at, got.Time)
+		assert.Equal(t, "lookup", got.Tool)
+	})
 }
