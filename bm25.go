@@ -22,12 +22,12 @@ type docKey struct {
 	n    int
 }
 
-// slot is one distinct closed-stretch text in the index. The stretches
-// holding it are in index.owner, or index.shared when there are several.
+// slot is one distinct closed-stretch text in the index: its length in
+// terms is in index.lens, the stretches holding it in index.owner, or
+// index.shared when there are several.
 type slot struct {
-	key    docKey
-	length int   // terms in the text
-	refs   int32 // stretches with this exact text; 0 means the slot is free
+	key  docKey
+	refs int32 // stretches with this exact text; 0 means the slot is free
 }
 
 // index is a BM25 index over stretch texts. Closed stretches never change
@@ -56,9 +56,14 @@ type index struct {
 	pending      []uint64      // a bulk build's postings, term id << 32 | count, text by text
 	pendingTexts []pendingText // and the texts they belong to
 
-	slots  []slot
-	free   []int32
-	byKey  map[docKey]int32
+	slots []slot
+	free  []int32
+	// byKey finds a text's slot by its content key: slot ids plus one, by
+	// the key's hash, 0 free, linear probing as for the vocabulary. The
+	// keys are in the slots, so it costs four bytes a text at most half
+	// full, where a map would keep each key again beside its value.
+	byKey  []int32
+	keyed  int   // slots in byKey
 	live   int   // slots in use
 	length int64 // terms across live slots
 
@@ -121,10 +126,7 @@ type indexScratch struct {
 }
 
 func newIndex() *index {
-	ix := &index{
-		seed:  maphash.MakeSeed(),
-		byKey: make(map[docKey]int32),
-	}
+	ix := &index{seed: maphash.MakeSeed()}
 	ix.keyPiece = ix.keying.piece
 	return ix
 }
@@ -169,7 +171,7 @@ func (ix *index) addOpenTerm(id uint32, n int) {
 		ix.openTF = ix.openTF[:cap(ix.openTF)]
 	}
 	if ix.openTF[id] == 0 {
-		ix.openIDs = append(ix.openIDs, id)
+		ix.openIDs = append(doubled(ix.openIDs), id)
 	}
 	ix.openTF[id] = sat32(int(ix.openTF[id]) + n)
 }
@@ -252,10 +254,10 @@ func (ix *index) release(s int32, user int32) {
 	if sl.refs--; sl.refs > 0 {
 		return
 	}
-	ix.lens[s] = 0
-	delete(ix.byKey, sl.key)
+	ix.unkey(s)
 	ix.live--
-	ix.length -= int64(sl.length)
+	ix.length -= int64(ix.lens[s])
+	ix.lens[s] = 0
 	*sl = slot{}
 	ix.free = append(ix.free, s)
 	// Removal is rare (a redaction, a rewrite of the boundaries), so a pass
@@ -470,7 +472,7 @@ func (ix *index) closeOpen(k docKey, user int32) int32 {
 
 // share adds a stretch to the slot already holding its text, if any.
 func (ix *index) share(k docKey, user int32) (int32, bool) {
-	s, ok := ix.byKey[k]
+	s, ok := ix.slotOf(k)
 	if ok {
 		ix.slots[s].refs++
 		ix.addUser(s, user)
@@ -547,13 +549,71 @@ func (ix *index) newSlot(k docKey, length int, user int32) int32 {
 		ix.lens = append(doubled(ix.lens), 0)
 		ix.owner = append(doubled(ix.owner), -1)
 	}
-	ix.slots[s] = slot{key: k, length: length, refs: 1}
+	ix.slots[s] = slot{key: k, refs: 1}
 	ix.lens[s] = sat32(length)
 	ix.owner[s] = user
-	ix.byKey[k] = s
+	ix.addKey(s)
 	ix.live++
-	ix.length += int64(length)
+	ix.length += int64(ix.lens[s])
 	return s
+}
+
+// slotOf returns the slot holding the text whose content key is k, if one
+// does.
+func (ix *index) slotOf(k docKey) (int32, bool) {
+	if ix.keyed == 0 {
+		return 0, false
+	}
+	mask := len(ix.byKey) - 1
+	for i := int(k.hash) & mask; ix.byKey[i] != 0; i = (i + 1) & mask {
+		if s := ix.byKey[i] - 1; ix.slots[s].key == k {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
+// addKey enters slot s, whose key no other slot has, in byKey.
+func (ix *index) addKey(s int32) {
+	if 2*(ix.keyed+1) > len(ix.byKey) {
+		old := ix.byKey
+		ix.byKey = make([]int32, max(16, 2*len(old)))
+		for _, e := range old {
+			if e != 0 {
+				ix.placeKey(e - 1)
+			}
+		}
+	}
+	ix.placeKey(s)
+	ix.keyed++
+}
+
+// placeKey puts slot s in the first free place from its key's home.
+func (ix *index) placeKey(s int32) {
+	mask := len(ix.byKey) - 1
+	i := int(ix.slots[s].key.hash) & mask
+	for ix.byKey[i] != 0 {
+		i = (i + 1) & mask
+	}
+	ix.byKey[i] = s + 1
+}
+
+// unkey takes slot s out of byKey, moving back the entries after it that
+// would otherwise be cut off from their homes (see unplace).
+func (ix *index) unkey(s int32) {
+	mask := len(ix.byKey) - 1
+	i := int(ix.slots[s].key.hash) & mask
+	for ix.byKey[i] != s+1 {
+		i = (i + 1) & mask
+	}
+	for j := (i + 1) & mask; ix.byKey[j] != 0; j = (j + 1) & mask {
+		if h := int(ix.slots[ix.byKey[j]-1].key.hash) & mask; (j-h)&mask >= (j-i)&mask {
+			ix.byKey[i] = ix.byKey[j]
+			i = j
+		}
+	}
+	ix.byKey[i] = 0
+	ix.keyed--
 }
 
 // boundSlack widens every upper bound by a relative margin, so that sums

@@ -7,7 +7,6 @@ package byheart
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -69,7 +68,7 @@ func checkIndex(t *testing.T, m *Memory) {
 		sl := m.str[s].slot
 		require.GreaterOrEqual(t, sl, int32(0), "closed stretch %d has no slot", s)
 		require.Equal(t, ix.key(m.pieces(a, b, a)), ix.slots[sl].key, "stretch %d points at another text's slot", s)
-		require.Equal(t, int(n), ix.slots[sl].length, "stretch %d length", s)
+		require.Equal(t, n, ix.lens[sl], "stretch %d length", s)
 		wantUsers[sl] = append(wantUsers[sl], int32(s))
 		if _, dup := wantSlots[sl]; !dup {
 			wantSlots[sl] = tf
@@ -110,9 +109,11 @@ func checkIndex(t *testing.T, m *Memory) {
 		keys[ix.slots[sl].key] = true
 		require.ElementsMatch(t, users, ix.users(sl), "users of slot %d", sl)
 		require.Equal(t, int32(len(users)), ix.slots[sl].refs, "refs of slot %d", sl)
-		require.Equal(t, sl, ix.byKey[ix.slots[sl].key])
+		got, ok := ix.slotOf(ix.slots[sl].key)
+		require.True(t, ok, "slot %d is not found by its key", sl)
+		require.Equal(t, sl, got)
 	}
-	require.Equal(t, keys, boolSet(maps.Keys(ix.byKey)), "the encoding cache holds texts no stretch has")
+	require.Equal(t, len(keys), ix.keyed, "the encoding cache holds texts no stretch has")
 	require.Equal(t, len(wantSlots), ix.live)
 	require.Equal(t, wantLength, ix.length)
 
@@ -194,8 +195,8 @@ func TestEncodingCacheForgetsTextsThatAreGone(t *testing.T) {
 	k0, k10 := m.ix.slots[m.str[0].slot].key, m.ix.slots[m.str[1].slot].key
 
 	setBounds(m, []int{0, 20, 30})
-	_, ok0 := m.ix.byKey[k0]
-	_, ok10 := m.ix.byKey[k10]
+	_, ok0 := m.ix.slotOf(k0)
+	_, ok10 := m.ix.slotOf(k10)
 	assert.False(t, ok0, "a text no stretch holds stays in the cache")
 	assert.False(t, ok10, "a text no stretch holds stays in the cache")
 	assert.Equal(t, 2, m.ix.live)
@@ -351,7 +352,7 @@ func TestANewBoundaryReencodesOnlyWhatChanged(t *testing.T) {
 		assert.Equal(t, 10+10, m.ix.encoded-enc, "only turns 10-19 and the open stretch are new texts")
 		assert.Equal(t, s0, m.str[0].slot)
 		assert.Equal(t, s20, m.str[3].slot)
-		_, stale := m.ix.byKey[k1020]
+		_, stale := m.ix.slotOf(k1020)
 		assert.False(t, stale)
 		checkIndex(t, m)
 	})

@@ -532,7 +532,7 @@ func (m *state) addNative(l *layout, t int) {
 		// The guard only opens lines, so the part's first characters come
 		// from the text's first lines: guarding those is enough.
 		text = m.clip(guard(linesOf(text, cost)), cost)
-	case tt.quoted:
+	case tt.quoted():
 		text = guard(text)
 	}
 	l.addPart(tt.Role(), Part{Text: text, Call: callOf(tt)}, cost)
@@ -664,16 +664,16 @@ func breakAt(s string, i int) int {
 }
 
 // dateLine opens a stretch, or marks a change of day inside one.
-func dateLine(t *turn) string {
-	if t.Time.IsZero() {
+func dateLine(t time.Time) string {
+	if t.IsZero() {
 		return "---\n"
 	}
-	return "--- " + t.Time.Format("2 January 2006") + " ---\n"
+	return "--- " + t.Format("2 January 2006") + " ---\n"
 }
 
 // newDay reports whether turn t starts a new day after turn t-1.
 func (c *conversation) newDay(t int) bool {
-	cur, prev := c.turns[t].Time, c.turns[t-1].Time
+	cur, prev := c.when(t), c.when(t-1)
 	if cur.IsZero() {
 		return false
 	}
@@ -689,7 +689,7 @@ func (c *conversation) newDay(t int) bool {
 func (c *conversation) lineCost(a, t int) int {
 	n := c.turns[t].lineLen()
 	if t == a || c.newDay(t) {
-		n += int(c.turns[t].date)
+		n += c.turns[t].dateSize()
 	}
 	return n
 }
@@ -727,7 +727,7 @@ func (m *state) renderBlock(keys, ends []int, parts []bool, header string) (stri
 		for t := k; t < ends[i]; t++ {
 			tt := &m.turns[t]
 			if t == k || m.newDay(t) {
-				b.WriteString(dateLine(tt))
+				b.WriteString(dateLine(m.timeOf(tt)))
 			}
 			if t == k && parts != nil && parts[i] {
 				b.WriteString(partMark)
@@ -741,7 +741,7 @@ func (m *state) renderBlock(keys, ends []int, parts []bool, header string) (stri
 			label := label(tt.Role())
 			b.WriteString(label)
 			switch {
-			case tt.quoted:
+			case tt.quoted():
 				writeIndented(&b, guard(tt.shown()))
 			case tt.lineLen() == len(label)+tt.runeCount()+1:
 				b.WriteString(tt.shown()) // no line break to indent

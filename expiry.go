@@ -98,8 +98,8 @@ func (c *conversation) forgetExpiries(from int) {
 // not say; zero, which expires nothing, when neither is known.
 func (m *state) clock() time.Time {
 	now := m.asked
-	if n := len(m.turns); n > 0 && m.turns[n-1].Time.After(now) {
-		now = m.turns[n-1].Time
+	if n := len(m.turns); n > 0 && m.when(n-1).After(now) {
+		now = m.when(n - 1)
 	}
 	return now
 }
@@ -166,10 +166,10 @@ func (m *state) expire(now time.Time) {
 // judge shows turn i as expired or as said.
 func (m *state) judge(i int, expired bool) {
 	tt := &m.turns[i]
-	if tt.Redacted || expired == tt.expired {
+	if tt.redacted() || expired == tt.expired() {
 		return
 	}
-	m.replaceTurn(i, m.derive(tt.public(), tt.waiting, expired))
+	m.replaceTurn(i, m.derive(m.bare(tt), tt.waiting, expired))
 	if m.sel != nil && m.sel.covers(i) {
 		m.drop(RebuildTurnExpired)
 	}
@@ -184,7 +184,7 @@ func (m *state) withoutExpired(items []Item) []Item {
 	}
 	var gone []string
 	for _, e := range m.exp.order[:m.exp.lapsed] {
-		if tt := &m.turns[e.turn]; tt.expired {
+		if tt := &m.turns[e.turn]; tt.expired() {
 			gone = append(gone, tt.Text)
 		}
 	}

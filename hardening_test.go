@@ -165,8 +165,8 @@ func FuzzRenderBlock(f *testing.F) {
 		// The same turns through Compose: a budget that holds about half of
 		// them forces a memory block.
 		m2 := New(Options{Chunk: int(chunk), Budget: max(m.total/2, 1), Stability: -1})
-		for _, tt := range m.turns {
-			_, err := m2.AppendAt(tt.Role(), tt.Text, tt.Time)
+		for i, tt := range m.turns {
+			_, err := m2.AppendAt(tt.Role(), tt.Text, m.when(i))
 			require.NoError(t, err)
 		}
 		query := strings.ToValidUTF8(script, " ")
@@ -860,7 +860,7 @@ func FuzzAgentTurns(f *testing.F) {
 			}
 			if quarantine {
 				for x := range m.turns {
-					if tt := &m.turns[x]; tt.hidden && len(tt.Text) >= 8 && !strings.Contains(query, tt.Text) {
+					if tt := &m.turns[x]; tt.hidden() && len(tt.Text) >= 8 && !strings.Contains(query, tt.Text) {
 						for _, p := range flat(r) {
 							require.NotContains(t, p, tt.Text, "quarantined text reached the context")
 						}

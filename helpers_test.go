@@ -657,14 +657,14 @@ func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
 		for t := k; t < ends[i]; t++ {
 			e := blockEntry{Role: m.turns[t].Role(), Text: guard(m.turns[t].shown())}
 			switch tt := &m.turns[t]; {
-			case tt.hidden:
+			case tt.hidden():
 				e.Text = ""
 			case tt.Role() == ToolCall:
 				// A call is the assistant's line, naming the tool.
 				e.Role, e.Text = Assistant, guard(callText(tt))
 			}
-			if t == k || !sameDay(m.turns[t].Time, m.turns[t-1].Time) {
-				e.Date = wantDateLine(m.turns[t].Time)
+			if t == k || !sameDay(m.when(t), m.when(t-1)) {
+				e.Date = wantDateLine(m.when(t))
 			}
 			out = append(out, e)
 		}

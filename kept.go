@@ -234,7 +234,7 @@ func (m *state) cold(sel *kept) bool {
 	if n == 0 {
 		return false
 	}
-	newest := m.turns[n-1].Time
+	newest := m.when(n - 1)
 	if last := newest; !m.asked.IsZero() {
 		if m.called.After(last) {
 			last = m.called
@@ -243,7 +243,7 @@ func (m *state) cold(sel *kept) bool {
 			return true
 		}
 	}
-	return sel.made < n && n >= 2 && lapsed(m.turns[n-2].Time, newest)
+	return sel.made < n && n >= 2 && lapsed(m.when(n-2), newest)
 }
 
 // stillServes reports whether a log that must be compacted is worth
@@ -371,9 +371,9 @@ func (m *state) expired(t int) bool {
 	}
 	now := m.asked
 	if now.IsZero() {
-		now = m.turns[n-1].Time
+		now = m.when(n - 1)
 	}
-	return lapsed(m.turns[t].Time, now)
+	return lapsed(m.when(t), now)
 }
 
 // lapsed reports whether a cache entry written at then has expired by now;

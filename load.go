@@ -107,7 +107,7 @@ func (p *prepared) accept(m *state, i int) (turn, error) {
 	if i >= p.bad {
 		return turn{}, p.err
 	}
-	t := p.turns[i].public()
+	t := m.bare(&p.turns[i])
 	next, waiting, err := m.stepOf(t)
 	if err != nil {
 		return turn{}, err

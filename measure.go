@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -98,13 +99,13 @@ func lineText(r Role, quoted string) string {
 	return b.String()
 }
 
-// dateSize is the characters of dateLine for a turn said at the time of t,
+// dateSize is the characters of dateLine for a turn said at t,
 // worked out without formatting the date.
-func dateSize(t *turn) int {
-	if t.Time.IsZero() {
+func dateSize(t time.Time) int {
+	if t.IsZero() {
 		return len("---\n")
 	}
-	y, mo, d := t.Time.Date()
+	y, mo, d := t.Date()
 	n := len("---  ---\n") + 1 + len(mo.String()) + 1 + 4 // a year of 0-9999, as ToJSON keeps it
 	for ; y >= 10000; y /= 10 {
 		n++

@@ -212,8 +212,7 @@ func TestMeasureEdgeCases(t *testing.T) {
 	t.Run("a date line is sized as it is written", func(t *testing.T) {
 		for _, when := range []time.Time{{}, time.Date(9, 1, 2, 0, 0, 0, 0, time.UTC),
 			time.Date(2023, time.September, 30, 23, 0, 0, 0, time.FixedZone("x", -5*3600))} {
-			tt := turn{said: said{Time: when}}
-			require.Equal(t, utf8.RuneCountInString(dateLine(&tt)), dateSize(&tt), "%v", when)
+			require.Equal(t, utf8.RuneCountInString(dateLine(when)), dateSize(when), "%v", when)
 		}
 	})
 }

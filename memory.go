@@ -435,7 +435,9 @@ type Turn struct {
 	// expressions live only in what is indexed and rendered.
 	Text string
 	// Time is when the turn was said: given to AppendAt, or inherited from
-	// the previous turn. Zero when never known.
+	// the previous turn. Zero when never known. A Memory keeps the wall
+	// clock and the location, not a monotonic clock reading, as ToJSON
+	// does.
 	Time time.Time
 	// Redacted is set on the placeholder Redact leaves.
 	Redacted bool
@@ -465,103 +467,257 @@ const turnsGrowFrom = 4096
 const redactedText = "[redacted]"
 
 // turn is a Turn with what the Memory derives from it at ingest. A long
-// conversation is mostly its turns, so the record is packed: the role in a
-// byte, sizes in 32 bits, and behind one pointer, nil for most turns, what
-// few need: the text with its dates resolved and sizes too large for 32
-// bits. An agent turn's own fields sit behind another, so the user's and
-// the assistant's turns, which have none, do not pay for them.
+// conversation is mostly its turns, so the record is packed into 56 bytes:
+// the role and the flags in a byte each, sizes in ten, the time in sixteen,
+// and behind one pointer, nil for most turns, what few need: an agent
+// turn's own fields, the text with its dates resolved, sizes too large for
+// the record and a time whose location the conversation has no room left
+// to number. The user's and the assistant's turns, which have none of
+// them, pay eight bytes for them.
 type turn struct {
-	said
-	agent *agentFields // nil unless Role.agent()
-	extra *turnExtra   // nil unless the turn has dates resolved or a size past 32 bits
-	// native and line are the sizes of the turn as its own message part
-	// and as a line of the memory block, guarded, in the budget's unit;
-	// runes counts the characters of shown. bigSize stands for a size
-	// kept in extra (see setSizes).
-	native, line, runes uint32
-	date                int32 // size of the date line that may stand above the turn
+	Text string
+	// sec and nsec are the turn's time as seconds since the start of year
+	// 1 and nanoseconds, both 0 for none, and zone its location in the
+	// conversation's zones: 16 bytes where a time.Time takes 24 (see
+	// conversation.timeOf). A turn whose location the table has no room
+	// for has flagBigTime set and keeps its time in more.
+	sec  int64
+	more *turnMore // nil unless the turn is an agent's, has dates resolved or sizes or a zone too large for the record
+	// The turn's sizes in the budget's unit, as its own message part and
+	// as a line of the memory block, guarded, and of the date line that
+	// may stand above it; runes counts the characters of shown. native
+	// and line are kept as their differences from runes, which are small
+	// (a guard, a role's label, a token count a little under the
+	// characters): a turn whose sizes do not fit has flagBigSizes set and
+	// keeps them in more (see setSizes).
+	runes        uint32
+	native, line int16
+	date         uint16
+	role         roleCode
+	flags        turnFlags
 	// waiting counts the tool calls of the current step, up to and
 	// including this turn, that no result has answered yet (see
 	// AppendTurn): a stretch may start after a turn only when it is zero.
-	waiting  int32
-	role     roleCode
-	Redacted bool // set on the placeholder Redact leaves
-	quoted   bool // the guard opens some line of shown
-	// hidden is set on a quarantined turn (see Options.Unverified): kept
-	// verbatim, but neither indexed nor shown.
-	hidden bool
-	// expired is set on a turn past its Turn.Expires by the clock of the
-	// latest call (see expire): kept verbatim, but indexed and shown as
-	// expiredText.
-	expired bool
+	waiting int32
+	nsec    int32
+	zone    uint16
 }
 
-// turnExtra is what only some turns hold.
-type turnExtra struct {
-	dated               string // Text with resolved dates beside it; "" when it has none
-	native, line, runes int    // the sizes, when one of them is bigSize or more
+// turnFlags are a turn's yes-or-no facts, a bit each.
+type turnFlags uint8
+
+const (
+	// flagRedacted is set on the placeholder Redact leaves.
+	flagRedacted turnFlags = 1 << iota
+	// flagQuoted: the guard opens some line of shown.
+	flagQuoted
+	// flagHidden is set on a quarantined turn (see Options.Unverified):
+	// kept verbatim, but neither indexed nor shown.
+	flagHidden
+	// flagExpired is set on a turn past its Turn.Expires by the clock of
+	// the latest call (see expire): kept verbatim, but indexed and shown
+	// as expiredText.
+	flagExpired
+	// flagBigSizes: the turn's sizes are in more.big.
+	flagBigSizes
+	// flagBigTime: the turn's time is in more.at.
+	flagBigTime
+)
+
+func (tt *turn) redacted() bool { return tt.flags&flagRedacted != 0 }
+func (tt *turn) quoted() bool   { return tt.flags&flagQuoted != 0 }
+func (tt *turn) hidden() bool   { return tt.flags&flagHidden != 0 }
+func (tt *turn) expired() bool  { return tt.flags&flagExpired != 0 }
+
+// set sets or clears flag f.
+func (tt *turn) set(f turnFlags, on bool) {
+	if on {
+		tt.flags |= f
+	} else {
+		tt.flags &^= f
+	}
 }
 
-// bigSize, as a turn's size, says the size is in its extra.
-const bigSize = math.MaxUint32
+// turnMore is what only some turns hold.
+type turnMore struct {
+	agentFields        // an agent turn's; zero for the others
+	dated       string // Text with resolved dates beside it; "" when it has none
+	big         *bigSizes
+	at          time.Time // the turn's time, when flagBigTime is set
+}
+
+// bigSizes are a turn's sizes when they do not fit its record.
+type bigSizes struct{ native, line, runes, date int }
+
+// agent returns an agent turn's own fields; nil for a turn that holds
+// none.
+func (tt *turn) agent() *agentFields {
+	if tt.more == nil {
+		return nil
+	}
+	return &tt.more.agentFields
+}
+
+// extra returns tt.more, made first if the turn has none.
+func (tt *turn) extra() *turnMore {
+	if tt.more == nil {
+		tt.more = &turnMore{}
+	}
+	return tt.more
+}
 
 // shown is the turn's text with resolved dates beside it, or expiredText
 // once it has expired: what is indexed and rendered.
 func (tt *turn) shown() string {
-	if tt.expired {
+	if tt.expired() {
 		return expiredText
 	}
-	if tt.extra != nil && tt.extra.dated != "" {
-		return tt.extra.dated
+	if tt.more != nil && tt.more.dated != "" {
+		return tt.more.dated
 	}
 	return tt.Text
 }
 
-// setSizes records the turn's sizes (see turn.native).
-func (tt *turn) setSizes(native, line, runes int) {
-	if max(native, line, runes) >= bigSize {
-		if tt.extra == nil {
-			tt.extra = &turnExtra{}
-		}
-		tt.extra.native, tt.extra.line, tt.extra.runes = native, line, runes
-		tt.native, tt.line, tt.runes = bigSize, bigSize, bigSize
+// setSizes records the turn's sizes (see turn.runes).
+func (tt *turn) setSizes(native, line, runes, date int) {
+	dn, dl := native-runes, line-runes
+	if runes > math.MaxUint32 || date > math.MaxUint16 || dn != int(int16(dn)) || dl != int(int16(dl)) {
+		tt.extra().big = &bigSizes{native, line, runes, date}
+		tt.set(flagBigSizes, true)
 		return
 	}
-	tt.native, tt.line, tt.runes = uint32(native), uint32(line), uint32(runes)
+	tt.runes, tt.native, tt.line, tt.date = uint32(runes), int16(dn), int16(dl), uint16(date)
 }
 
 // nativeSize is the size of the turn as its own message part.
 func (tt *turn) nativeSize() int {
-	if tt.native == bigSize {
-		return tt.extra.native
+	if tt.flags&flagBigSizes != 0 {
+		return tt.more.big.native
 	}
-	return int(tt.native)
+	return int(tt.runes) + int(tt.native)
 }
 
 // lineLen is the size of the turn as a line of the memory block.
 func (tt *turn) lineLen() int {
-	if tt.line == bigSize {
-		return tt.extra.line
+	if tt.flags&flagBigSizes != 0 {
+		return tt.more.big.line
 	}
-	return int(tt.line)
+	return int(tt.runes) + int(tt.line)
 }
 
 // runeCount is the characters of shown.
 func (tt *turn) runeCount() int {
-	if tt.runes == bigSize {
-		return tt.extra.runes
+	if tt.flags&flagBigSizes != 0 {
+		return tt.more.big.runes
 	}
 	return int(tt.runes)
+}
+
+// dateSize is the size of the date line that may stand above the turn.
+func (tt *turn) dateSize() int {
+	if tt.flags&flagBigSizes != 0 {
+		return tt.more.big.date
+	}
+	return int(tt.date)
 }
 
 // Role is who said the turn.
 func (tt *turn) Role() Role { return roles[tt.role] }
 
-// said is what every turn holds but its role: what was said, and when.
-type said struct {
-	Text string
-	Time time.Time
+// maxZones is how many locations a conversation's zones hold: a turn keeps
+// its index in 16 bits, and 0 stands for UTC.
+const maxZones = math.MaxUint16
+
+// turnZones are the locations of a conversation's turn times, each once, so
+// that a turn keeps its time's in two bytes. A conversation's turns are
+// nearly always in one or two.
+type turnZones struct {
+	mu   sync.Mutex                // a load derives turns on several goroutines
+	locs []*time.Location          // by index less one
+	of   map[*time.Location]uint16 // the index of each
 }
+
+// setTime records when as the turn's time (see turn.sec).
+func (c *conversation) setTime(tt *turn, when time.Time) {
+	tt.sec, tt.nsec = when.Unix()+sinceYear1, int32(when.Nanosecond())
+	loc := when.Location()
+	if loc == time.UTC {
+		return
+	}
+	if c.zones == nil {
+		c.zones = &turnZones{of: map[*time.Location]uint16{}}
+	}
+	z := c.zones
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	k, ok := z.of[loc]
+	if !ok && len(z.locs) < maxZones {
+		z.locs = append(z.locs, loc)
+		k, ok = uint16(len(z.locs)), true
+		z.of[loc] = k
+	}
+	if !ok {
+		tt.extra().at = when
+		tt.set(flagBigTime, true)
+		return
+	}
+	tt.zone = k
+}
+
+// timeOf returns the turn's time, in its location.
+func (c *conversation) timeOf(tt *turn) time.Time {
+	if tt.flags&flagBigTime != 0 {
+		return tt.more.at
+	}
+	t := time.Unix(tt.sec-sinceYear1, int64(tt.nsec))
+	if tt.zone == 0 {
+		return t.UTC()
+	}
+	return t.In(c.zones.locs[tt.zone-1])
+}
+
+// timed reports whether the turn has a time.
+func (tt *turn) timed() bool {
+	if tt.flags&flagBigTime != 0 {
+		return !tt.more.at.IsZero()
+	}
+	return tt.sec != 0 || tt.nsec != 0
+}
+
+// elapsed returns the time from turn a's to turn b's, as time.Sub gives
+// it, and whether both have a time. It reads the packed times, without
+// making either: a ranking asks it of every stretch it weighs.
+func (c *conversation) elapsed(a, b int) (time.Duration, bool) {
+	ps, pn := c.turns[a].instant()
+	qs, qn := c.turns[b].instant()
+	if ps == 0 && pn == 0 || qs == 0 && qn == 0 {
+		return 0, false
+	}
+	const lim = math.MaxInt64/int64(time.Second) - 1
+	switch ds := qs - ps; {
+	case ds > lim:
+		return math.MaxInt64, true
+	case ds < -lim:
+		return math.MinInt64, true
+	default:
+		return time.Duration(ds)*time.Second + time.Duration(qn-pn), true
+	}
+}
+
+// instant is the turn's time as seconds since the start of year 1 and
+// nanoseconds, both 0 for none.
+func (tt *turn) instant() (int64, int32) {
+	if tt.flags&flagBigTime != 0 {
+		if at := tt.more.at; !at.IsZero() {
+			return at.Unix() + sinceYear1, int32(at.Nanosecond())
+		}
+		return 0, 0
+	}
+	return tt.sec, tt.nsec
+}
+
+// when returns turn i's time.
+func (c *conversation) when(i int) time.Time { return c.timeOf(&c.turns[i]) }
 
 // roleCode is a Role in a byte: its place in roles.
 type roleCode uint8
@@ -587,16 +743,16 @@ type agentFields struct {
 
 // public returns turn i as Turn gives it.
 func (c *conversation) public(i int) Turn {
-	t := c.turns[i].public()
+	t := c.bare(&c.turns[i])
 	t.Expires = c.expiryOf(i)
 	return t
 }
 
-// public returns the turn as Turn gives it, less its expiry, which the
-// conversation holds.
-func (tt *turn) public() Turn {
-	t := Turn{Role: tt.Role(), Text: tt.Text, Time: tt.Time, Redacted: tt.Redacted}
-	if a := tt.agent; a != nil {
+// bare returns the turn as Turn gives it, less its expiry, which the
+// conversation holds by turn.
+func (c *conversation) bare(tt *turn) Turn {
+	t := Turn{Role: tt.Role(), Text: tt.Text, Time: c.timeOf(tt), Redacted: tt.redacted()}
+	if a := tt.agent(); a != nil {
 		t.Tool, t.CallID, t.Source = a.Tool, a.CallID, a.Source
 	}
 	return t
@@ -619,6 +775,8 @@ type conversation struct {
 	// exp holds Turn.Expires for the few turns that have one, so the
 	// many that do not pay nothing for it; nil while none has.
 	exp *expiries
+	// zones are the turns' locations but UTC; nil while none has one.
+	zones *turnZones
 }
 
 // Memory is one conversation's memory: the turns verbatim, grouped into
@@ -756,7 +914,7 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 	defer m.mu.Unlock()
 	n := len(m.turns)
 	if when.IsZero() && n > 0 {
-		t.Time = m.turns[n-1].Time
+		t.Time = m.when(n - 1)
 	}
 	x, err := m.accept(t)
 	if err != nil {
@@ -795,10 +953,10 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 // to end a sitting: a new sitting starts a new stretch, whatever its size.
 func (m *state) pause(when time.Time) bool {
 	n := len(m.turns)
-	if n == 0 || when.IsZero() || m.turns[n-1].Time.IsZero() {
+	if n == 0 || when.IsZero() || !m.turns[n-1].timed() {
 		return false
 	}
-	return when.Sub(m.turns[n-1].Time) >= m.tune.sessionGap
+	return when.Sub(m.when(n-1)) >= m.tune.sessionGap
 }
 
 // checkTimes refuses a turn whose time or expiry ToJSON could not save.
@@ -836,14 +994,17 @@ func (m *state) makeTurn(t Turn, waiting int32) turn { return m.derive(t, waitin
 // shown, indexed and sized as expiredText, and keeps its words only as
 // they were said.
 func (m *state) derive(t Turn, waiting int32, expired bool) turn {
-	x := turn{said: said{Text: t.Text, Time: t.Time}, role: codeOf(t.Role), Redacted: t.Redacted, waiting: waiting, expired: expired}
+	x := turn{Text: t.Text, role: codeOf(t.Role), waiting: waiting}
 	if t.Role.agent() {
-		x.agent = &agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}
+		x.more = &turnMore{agentFields: agentFields{Tool: t.Tool, CallID: t.CallID, Source: t.Source}}
 	}
-	x.hidden = m.opt.Unverified == Quarantine && !t.Redacted && !expired && t.Role.framed() && !t.Source.Authenticated
+	m.setTime(&x, t.Time)
+	x.set(flagRedacted, t.Redacted)
+	x.set(flagExpired, expired)
+	x.set(flagHidden, m.opt.Unverified == Quarantine && !t.Redacted && !expired && t.Role.framed() && !t.Source.Authenticated)
 	if !expired && !t.Redacted && !t.Time.IsZero() {
 		if dated := Annotate(t.Text, t.Time); dated != t.Text {
-			x.extra = &turnExtra{dated: dated}
+			x.extra().dated = dated
 		}
 	}
 	runes := utf8.RuneCountInString(x.shown())
@@ -859,20 +1020,19 @@ func (m *state) derive(t Turn, waiting int32, expired bool) turn {
 		native, line = int(n), int(l)
 	case z.f != nil:
 		quoted := guard(x.shown())
-		x.quoted = len(quoted) != len(x.shown())
+		x.set(flagQuoted, len(quoted) != len(x.shown()))
 		native, line = z.size(quoted), z.size(lineText(t.Role, quoted))
 	default:
 		quoted := guard(x.shown())
-		x.quoted = len(quoted) != len(x.shown())
+		x.set(flagQuoted, len(quoted) != len(x.shown()))
 		native = runes + len(quoted) - len(x.shown()) // the guard adds ASCII only
 		line = lineSize(t.Role, quoted)
 	}
-	x.setSizes(native, line, runes)
+	date := dateSize(t.Time)
 	if z.f != nil {
-		x.date = int32(min(z.size(dateLine(&x)), unmeasured))
-	} else {
-		x.date = int32(dateSize(&x))
+		date = min(z.size(dateLine(t.Time)), unmeasured)
 	}
+	x.setSizes(native, line, runes, date)
 	return x
 }
 
@@ -944,8 +1104,8 @@ func (c *conversation) pieces(a, b, start int) func(yield func(string)) {
 	return func(yield func(string)) {
 		for t := a; t < b; t++ {
 			tt := &c.turns[t]
-			if !tt.Time.IsZero() && (t == start || c.newDay(t)) {
-				yield(dateLine(tt) + tt.indexed())
+			if tt.timed() && (t == start || c.newDay(t)) {
+				yield(dateLine(c.timeOf(tt)) + tt.indexed())
 				continue
 			}
 			yield(tt.indexed())
@@ -989,12 +1149,12 @@ func (m *Memory) Redact(i int) error {
 		return fmt.Errorf("%w: %d of %d", ErrIndex, i, len(m.turns))
 	}
 	old := m.turns[i]
-	if old.Redacted {
+	if old.redacted() {
 		return nil
 	}
-	placeholder := Turn{Role: old.Role(), Text: redactedText, Time: old.Time, Redacted: true}
-	if old.agent != nil {
-		placeholder.Tool, placeholder.CallID = old.agent.Tool, old.agent.CallID
+	placeholder := Turn{Role: old.Role(), Text: redactedText, Time: m.when(i), Redacted: true}
+	if a := old.agent(); a != nil {
+		placeholder.Tool, placeholder.CallID = a.Tool, a.CallID
 	}
 	m.replaceTurn(i, m.makeTurn(placeholder, old.waiting))
 	m.redactions = append(m.redactions, i)

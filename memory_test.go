@@ -476,7 +476,7 @@ func TestRedactedTextIsUnreachable(t *testing.T) {
 				assert.NotContains(t, vocabulary(m.ix), word)
 			}
 			if closed {
-				_, cached := m.ix.byKey[oldKey]
+				_, cached := m.ix.slotOf(oldKey)
 				assert.False(t, cached, "the encoding cache still holds the secret's text")
 			}
 			for _, text := range m.texts {
@@ -819,4 +819,70 @@ func TestAFailedOperationLeavesTheMemoryAsItWas(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestATurnsPackedTimeIsTheTimeItWasGiven: a turn keeps its time in 16
+// bytes and its location as an index; what comes back is the time given,
+// in its location, less a monotonic reading, and the packed difference of
+// two turns' times is time.Sub's, saturated as it is.
+func TestATurnsPackedTimeIsTheTimeItWasGiven(t *testing.T) {
+	t.Parallel()
+	east, west := time.FixedZone("east", 5*3600+1800), time.FixedZone("", -8*3600)
+	times := []struct {
+		name string
+		at   time.Time
+	}{
+		{"none", time.Time{}},
+		{"UTC", time.Date(2023, 5, 25, 10, 30, 0, 123456789, time.UTC)},
+		{"a fixed zone", time.Date(2023, 5, 25, 10, 30, 0, 1, east)},
+		{"another zone", time.Date(2023, 5, 26, 1, 0, 0, 0, west)},
+		{"the local zone", time.Date(2024, 2, 29, 23, 59, 59, 999999999, time.Local)},
+		{"year 0", time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{"year 9999", time.Date(9999, 12, 31, 23, 59, 59, 999999999, east)},
+		{"now, with its monotonic reading", time.Now()},
+	}
+	var c conversation
+	for _, x := range times {
+		var tt turn
+		c.setTime(&tt, x.at)
+		c.turns = append(c.turns, tt)
+		t.Run(x.name, func(t *testing.T) {
+			got := c.timeOf(&tt)
+			assert.Equal(t, x.at.Round(0), got)
+			assert.Equal(t, x.at.Location(), got.Location())
+			assert.Equal(t, !x.at.IsZero(), tt.timed())
+		})
+	}
+	for a := range times {
+		for b := range times {
+			p, q := times[a].at, times[b].at
+			d, ok := c.elapsed(a, b)
+			require.Equal(t, !p.IsZero() && !q.IsZero(), ok, "%s to %s", times[a].name, times[b].name)
+			if ok {
+				require.Equal(t, q.Round(0).Sub(p.Round(0)), d, "%s to %s", times[a].name, times[b].name)
+			}
+		}
+	}
+	t.Run("a location past the table's room is kept behind the pointer", func(t *testing.T) {
+		c := conversation{zones: &turnZones{locs: make([]*time.Location, maxZones), of: map[*time.Location]uint16{}}}
+		at := time.Date(2023, 5, 25, 10, 30, 0, 7, east)
+		var tt turn
+		c.setTime(&tt, at)
+		c.turns = append(c.turns, tt)
+		assert.Equal(t, at, c.timeOf(&tt))
+		assert.Same(t, east, c.timeOf(&tt).Location())
+		d, ok := c.elapsed(0, 0)
+		assert.True(t, ok)
+		assert.Zero(t, d)
+	})
+	t.Run("an agent turn past the table's room keeps its time beside its fields", func(t *testing.T) {
+		m := New(Options{})
+		m.zones = &turnZones{locs: make([]*time.Location, maxZones), of: map[*time.Location]uint16{}}
+		at := time.Date(2023, 5, 25, 10, 30, 0, 0, west)
+		mustTurn(t, m, Turn{Role: ToolCall, Tool: "lookup", CallID: "c1", Text: "{}", Time: at})
+		got, err := m.Turn(0)
+		require.NoError(t, err)
+		assert.Equal(t, at, got.Time)
+		assert.Equal(t, "lookup", got.Tool)
+	})
 }

@@ -92,14 +92,19 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	w := wire{Version: FormatVersion, Turns: make([]wireTurn, len(m.turns)), Bounds: make([]int, len(m.str))}
+	var times []time.Time
 	for i := range m.turns {
 		t := &m.turns[i]
-		w.Turns[i] = wireTurn{Role: t.Role(), Text: t.Text, Redacted: t.Redacted}
-		if a := t.agent; a != nil && (*a != agentFields{}) {
+		w.Turns[i] = wireTurn{Role: t.Role(), Text: t.Text, Redacted: t.redacted()}
+		if a := t.agent(); a != nil && (*a != agentFields{}) {
 			w.Turns[i].Agent = &wireAgent{Tool: a.Tool, CallID: a.CallID, Source: a.Source.Name, Authenticated: a.Source.Authenticated}
 		}
-		if !t.Time.IsZero() {
-			w.Turns[i].Time = (*savedTime)(&t.Time)
+		if t.timed() {
+			if times == nil {
+				times = make([]time.Time, len(m.turns)) // what the saved times point at
+			}
+			times[i] = m.timeOf(t)
+			w.Turns[i].Time = (*savedTime)(&times[i])
 		}
 		if at := m.expiryOf(i); !at.IsZero() {
 			w.Turns[i].Expires = (*savedTime)(&at)

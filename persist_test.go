@@ -771,7 +771,7 @@ func TestRestoredMemoryComposesAndSavesByteForByte(t *testing.T) {
 				require.NoError(t, err)
 			}
 			if when.IsZero() {
-				when = m.turns[len(m.turns)-1].Time
+				when = m.when(len(m.turns) - 1)
 			}
 		}
 		for range 20 + r.IntN(60) {
@@ -939,9 +939,10 @@ func newWordSaves() map[string][]byte {
 }
 
 // TestFromJSONOfNewWordsAllocatesInProportionToItsInput pins what a load
-// of new vocabulary allocates: 16.8 and 14.4 times its input with the flat
-// index (41.6 and 20.6 before it). Issue 29 asks for 8, which these two
-// saves do not reach yet; the bound keeps them from growing back.
+// of new vocabulary allocates: 16.2 and 13.0 times its input with the flat
+// index, the 64-byte turn and the encoding cache as a table (41.6 and 20.6
+// before the flat index). Issue 29 asks for 8, which these two saves do not
+// reach yet; the bound keeps them from growing back.
 func TestFromJSONOfNewWordsAllocatesInProportionToItsInput(t *testing.T) {
 	if raceEnabled {
 		// The race detector empties sync.Pool at random, so a load
@@ -949,7 +950,7 @@ func TestFromJSONOfNewWordsAllocatesInProportionToItsInput(t *testing.T) {
 		t.Skip("allocations are not the shipped build's under the race detector")
 	}
 	for name, data := range newWordSaves() {
-		t.Run(name, func(t *testing.T) { loadAllocatesAtMost(t, data, 20.0) })
+		t.Run(name, func(t *testing.T) { loadAllocatesAtMost(t, data, 18.0) })
 	}
 }
 

@@ -36,8 +36,8 @@ func (rk *ranking) score(s int) float64 {
 // sameSitting reports whether stretch s+1 follows stretch s without a pause.
 func (m *state) sameSitting(s int) bool {
 	b := m.str[s+1].start
-	p, q := m.turns[b-1].Time, m.turns[b].Time
-	return p.IsZero() || q.IsZero() || q.Sub(p) < m.tune.sessionGap
+	d, ok := m.elapsed(b-1, b)
+	return !ok || d < m.tune.sessionGap
 }
 
 // spread adds to the hits the neighbours that borrow a score from them, and

@@ -128,7 +128,7 @@ func chatAcrossTopics(t *testing.T, pause time.Duration, calls int) (*Memory, []
 	t.Helper()
 	topics := []string{"deploy", "garden", "travel", "music", "cooking", "pricing"}
 	m := topicMemory(t, Options{Budget: 3200, Stability: 0.5}, 6, topics...)
-	when := m.turns[m.Len()-1].Time
+	when := m.when(m.Len() - 1)
 	var out []Result
 	for i := range calls {
 		when = when.Add(pause)
@@ -288,7 +288,7 @@ func TestAPauseThatOutlivesTheProvidersCacheRebuildsTheLogOnce(t *testing.T) {
 			}
 			first := compose(t, m, q)
 			require.True(t, first.Reselected())
-			newest := m.turns[m.Len()-1].Time.Add(c.pause)
+			newest := m.when(m.Len() - 1).Add(c.pause)
 			if c.untimed != "" {
 				newest = time.Time{}
 			}
@@ -331,10 +331,10 @@ func TestAQueryAskedAfterAPauseRebuildsTheLogOnce(t *testing.T) {
 			m := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
 			first := compose(t, m, q)
 			require.True(t, first.Reselected())
-			mustAppendAt(t, m, Assistant, "noted, go on", m.turns[m.Len()-1].Time.Add(time.Second))
+			mustAppendAt(t, m, Assistant, "noted, go on", m.when(m.Len()-1).Add(time.Second))
 			var when time.Time
 			if c.after != 0 {
-				when = m.turns[m.Len()-1].Time.Add(c.after)
+				when = m.when(m.Len() - 1).Add(c.after)
 			}
 			r, err := m.ComposeAt(t.Context(), q, when)
 			require.NoError(t, err)
@@ -355,7 +355,7 @@ func TestContinueRebuildsWhenTheCacheHasExpiredAndKeepsTheLogBetweenSteps(t *tes
 	t.Parallel()
 	opts := Options{Budget: 1500, Stability: 0.5}
 	m := topicMemory(t, opts, 6, "deploy", "garden", "travel", "music")
-	when := m.turns[m.Len()-1].Time
+	when := m.when(m.Len() - 1)
 	step := func(role Role, text string, after time.Duration) {
 		when = when.Add(after)
 		mustTurn(t, m, Turn{Role: role, Text: text, Time: when})
@@ -914,7 +914,7 @@ func TestAfterAPauseTheRebuiltBlockIsWhatACompactionFallsBackOn(t *testing.T) {
 	topics := []string{"deploy", "garden", "travel", "music", "cooking", "pricing"}
 	m := topicMemory(t, Options{Budget: 2400}, 6, topics...)
 	compose(t, m, "the greenhouse tomatoes")
-	when := m.turns[m.Len()-1].Time.Add(time.Hour)
+	when := m.when(m.Len() - 1).Add(time.Hour)
 	mustAppendAt(t, m, Assistant, "welcome back", when)
 	var rs []Result
 	for i := range 40 {

@@ -160,7 +160,7 @@ func (m *state) stepOf(t Turn) (Turn, int32, error) {
 		if c < 0 {
 			return t, 0, fmt.Errorf("%w: no call with id %q waits in the current step", ErrNoCall, t.CallID)
 		}
-		switch call := m.turns[c].agent.Tool; {
+		switch call := m.turns[c].agent().Tool; {
 		case t.Tool == "":
 			t.Tool = call
 		case t.Tool != call:
@@ -221,7 +221,7 @@ func (c *calls) sync(turns []turn) {
 		if !tt.Role().tool() {
 			continue
 		}
-		id := tt.agent.CallID
+		id := tt.agent().CallID
 		switch {
 		case tt.Role() == ToolCall && id == "":
 			c.blank = append(c.blank, i)
@@ -263,12 +263,12 @@ func (c *conversation) splittable(t int) bool {
 // shows of it, less byheart's own words.
 func (tt *turn) indexed() string {
 	switch {
-	case tt.hidden:
+	case tt.hidden():
 		return ""
-	case tt.expired && tt.Role().agent():
-		return tt.agent.Tool + "\n" + tt.shown() // its source may name what expired
+	case tt.expired() && tt.Role().agent():
+		return tt.agent().Tool + "\n" + tt.shown() // its source may name what expired
 	case tt.Role().agent():
-		return tt.agent.Tool + " " + tt.agent.Source.Name + "\n" + tt.shown()
+		return tt.agent().Tool + " " + tt.agent().Source.Name + "\n" + tt.shown()
 	}
 	return tt.shown()
 }
@@ -295,16 +295,16 @@ const (
 // writeHead writes what a frame says of a result or a note after its
 // marker: the tool, the source and whether it is vouched for.
 func writeHead(w textWriter, tt *turn) {
-	a := tt.agent
+	a := tt.agent()
 	if tt.Role() == ToolResult {
 		w.WriteString(" of ")
 		w.WriteString(sourceLabel(a.Tool))
 	}
 	switch {
-	case tt.hidden:
+	case tt.hidden():
 		w.WriteString(withheld)
 		return
-	case tt.Redacted, tt.expired:
+	case tt.redacted(), tt.expired():
 		w.WriteString(":")
 		return
 	}
@@ -333,7 +333,7 @@ func markers(r Role) (open, end string) {
 
 // callText is a tool call as the assistant's words: the tool, then the
 // arguments.
-func callText(tt *turn) string { return callPrefix + sourceLabel(tt.agent.Tool) + "] " + tt.shown() }
+func callText(tt *turn) string { return callPrefix + sourceLabel(tt.agent().Tool) + "] " + tt.shown() }
 
 // writeFrame writes a result's or a note's head and its guarded text,
 // every line after the head indented.
@@ -341,7 +341,7 @@ func writeFrame(w textWriter, tt *turn) {
 	open, _ := markers(tt.Role())
 	w.WriteString(open)
 	writeHead(w, tt)
-	if !tt.hidden {
+	if !tt.hidden() {
 		w.WriteString("\n  ")
 		writeIndented(w, guard(tt.shown()))
 	}
@@ -365,7 +365,7 @@ func writeNative(w textWriter, tt *turn) {
 		return
 	}
 	writeFrame(w, tt)
-	if !tt.hidden {
+	if !tt.hidden() {
 		_, end := markers(tt.Role())
 		w.WriteByte('\n')
 		w.WriteString(end)
@@ -411,13 +411,13 @@ func (n *runeCount) WriteByte(byte) error {
 func callOf(tt *turn) *Call {
 	switch tt.Role() {
 	case ToolCall:
-		c := &Call{ID: tt.agent.CallID, Name: tt.agent.Tool}
-		if !tt.Redacted && !tt.expired {
+		c := &Call{ID: tt.agent().CallID, Name: tt.agent().Tool}
+		if !tt.redacted() && !tt.expired() {
 			c.Arguments = tt.Text
 		}
 		return c
 	case ToolResult:
-		return &Call{ID: tt.agent.CallID, Name: tt.agent.Tool}
+		return &Call{ID: tt.agent().CallID, Name: tt.agent().Tool}
 	}
 	return nil
 }

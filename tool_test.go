@@ -233,8 +233,8 @@ func checkAgent(t tb, m *Memory, r Result, cont bool) {
 			continue
 		}
 		for got := range shown {
-			if head, text, _ := strings.Cut(got, "\n"); text == guard(tt.shown()) && strings.Contains(head, sourceLabel(tt.agent.Tool)) {
-				checkFrame(t, tt.public(), tt.shown(), got)
+			if head, text, _ := strings.Cut(got, "\n"); text == guard(tt.shown()) && strings.Contains(head, sourceLabel(tt.agent().Tool)) {
+				checkFrame(t, m.bare(tt), tt.shown(), got)
 			}
 		}
 	}
@@ -773,10 +773,10 @@ func checkQuotes(t tb, m *Memory) {
 				require.Equal(t, guard(callText(tt)), e.text)
 			case ToolResult:
 				require.Equal(t, "tool result", e.margin)
-				checkFrame(t, tt.public(), tt.shown(), e.text)
+				checkFrame(t, m.bare(tt), tt.shown(), e.text)
 			default:
 				require.Equal(t, "note", e.margin)
-				checkFrame(t, tt.public(), tt.shown(), e.text)
+				checkFrame(t, m.bare(tt), tt.shown(), e.text)
 			}
 		}
 	}
@@ -1018,7 +1018,7 @@ func waitingScan(turns []turn, id string) int {
 			open = append(open, i)
 		case ToolResult:
 			for j, c := range open {
-				if turns[c].agent.CallID == tt.agent.CallID {
+				if turns[c].agent().CallID == tt.agent().CallID {
 					open = append(open[:j], open[j+1:]...)
 					break
 				}
@@ -1026,7 +1026,7 @@ func waitingScan(turns []turn, id string) int {
 		}
 	}
 	for _, c := range open {
-		if turns[c].agent.CallID == id {
+		if turns[c].agent().CallID == id {
 			return c
 		}
 	}
