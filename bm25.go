@@ -43,14 +43,14 @@ type index struct {
 	seed maphash.Seed
 
 	// The vocabulary and the postings, laid out flat (see postings.go).
-	arena        []byte     // the terms' bytes
-	terms        []termInfo // by term id
-	table        []uint32   // term ids plus one, by hash; 0 is free
-	nterms       int        // terms in the table
-	deadBytes    int        // arena bytes of forgotten terms
-	slotsOf      []int32    // postings' slots, in runs by term
-	tfOf         []uint8    // postings' term frequencies, beside them
-	deadPostings int        // places in runs no term owns
+	arena        arena           // the terms' bytes
+	terms        paged[termInfo] // by term id
+	table        []uint32        // term ids plus one, by hash; 0 is free
+	nterms       int             // terms in the table
+	deadBytes    int             // arena bytes of forgotten terms
+	slotsOf      []int32         // postings' slots, in runs by term
+	tfOf         []uint8         // postings' term frequencies, beside them
+	deadPostings int             // places in runs no term owns
 	bigTF        map[uint64]int32
 	bulk         bool          // see startBulk
 	pending      []uint64      // a bulk build's postings, term id << 32 | count, text by text
@@ -67,12 +67,11 @@ type index struct {
 	live   int   // slots in use
 	length int64 // terms across live slots
 
-	// The open stretch's term frequencies by term id (0 for a term it
-	// lacks; terms past its end have none), and the ids it has, in the
-	// order of their first use: a table rather than a map, which would
-	// cost a load of new words an entry per word.
-	openTF  []int32
-	openIDs []uint32
+	// The ids of the terms the open stretch has, in the order of their
+	// first use (how many times it has each is in the term's record): a
+	// list rather than a map, which would cost a load of new words an
+	// entry per word.
+	openIDs paged[uint32]
 	openLen int
 
 	// Per slot, what a scoring pass reads for every posting, kept apart
@@ -166,31 +165,29 @@ func (ix *index) addOpen(text string) {
 
 // addOpenTerm counts n more of term id in the open stretch.
 func (ix *index) addOpenTerm(id uint32, n int) {
-	if int(id) >= len(ix.openTF) {
-		ix.openTF = slices.Grow(ix.openTF, max(len(ix.terms), 2*len(ix.openTF))-len(ix.openTF))
-		ix.openTF = ix.openTF[:cap(ix.openTF)]
+	t := ix.info(id)
+	if t.open == 0 {
+		ix.openIDs.push(id)
 	}
-	if ix.openTF[id] == 0 {
-		ix.openIDs = append(doubled(ix.openIDs), id)
-	}
-	ix.openTF[id] = sat32(int(ix.openTF[id]) + n)
+	t.open = sat32(int(t.open) + n)
 }
 
 // openTFOf is how many times the open stretch holds term id.
 func (ix *index) openTFOf(id uint32) int32 {
-	if int(id) < len(ix.openTF) {
-		return ix.openTF[id]
+	if int(id) < ix.terms.n {
+		return ix.info(id).open
 	}
 	return 0
 }
 
 // resetOpen empties the open stretch, forgetting vocabulary only it held.
 func (ix *index) resetOpen() {
-	for _, id := range ix.openIDs {
-		ix.openTF[id] = 0 // first, or forgetIfUnused sees the term as still in use
+	for i := range uint32(ix.openIDs.n) {
+		id := *ix.openIDs.at(i)
+		ix.info(id).open = 0 // first, or forgetIfUnused sees the term as still in use
 		ix.forgetIfUnused(id)
 	}
-	ix.openIDs = ix.openIDs[:0]
+	ix.openIDs.reset()
 	ix.openLen = 0
 }
 
@@ -263,15 +260,15 @@ func (ix *index) release(s int32, user int32) {
 	// Removal is rare (a redaction, a rewrite of the boundaries), so a pass
 	// over the posting lists is cheaper overall than keeping each slot's
 	// term list in memory for the whole life of the conversation.
-	for id := range ix.terms {
-		if ix.removePosting(uint32(id), s) {
-			ix.forgetIfUnused(uint32(id))
+	for id := range uint32(ix.terms.n) {
+		if ix.removePosting(id, s) {
+			ix.forgetIfUnused(id)
 		}
 	}
 }
 
 func (ix *index) forgetIfUnused(id uint32) {
-	if t := &ix.terms[id]; t.n > 0 || ix.openTFOf(id) > 0 || t.size == 0 {
+	if t := ix.info(id); t.n > 0 || t.open > 0 || t.size == 0 {
 		return
 	}
 	ix.forget(id)
@@ -332,7 +329,7 @@ func (ix *index) corpus(extra [][]string) corpus {
 func (ix *index) idf(c corpus, q qterm) float64 {
 	df := float64(c.extra[q.text].df)
 	if q.id != noTerm {
-		df += float64(ix.terms[q.id].n)
+		df += float64(ix.info(q.id).n)
 		if ix.openTFOf(q.id) > 0 {
 			df++
 		}
@@ -461,11 +458,13 @@ func (ix *index) closeOpen(k docKey, user int32) int32 {
 		return s
 	}
 	s := ix.newSlot(k, ix.openLen, user)
-	for _, id := range ix.openIDs {
-		ix.addPosting(id, s, ix.openTF[id])
-		ix.openTF[id] = 0
+	for i := range uint32(ix.openIDs.n) {
+		id := *ix.openIDs.at(i)
+		t := ix.info(id)
+		ix.addPosting(id, s, t.open)
+		t.open = 0
 	}
-	ix.openIDs = ix.openIDs[:0]
+	ix.openIDs.reset()
 	ix.openLen = 0
 	return s
 }
@@ -641,8 +640,8 @@ func (ix *index) prepare(text string) *query {
 	q := &ix.q
 	q.ix, q.c, q.open = ix, ix.corpus(nil), 0
 	q.terms = q.terms[:0]
-	if len(ix.seen) < len(ix.terms) {
-		ix.seen = append(ix.seen, make([]uint32, max(len(ix.terms), 2*len(ix.seen))-len(ix.seen))...)
+	if len(ix.seen) < ix.terms.n {
+		ix.seen = append(ix.seen, make([]uint32, max(ix.terms.n, 2*len(ix.seen))-len(ix.seen))...)
 	}
 	if ix.seenEpoch++; ix.seenEpoch == 0 {
 		clear(ix.seen)
@@ -667,7 +666,7 @@ func (ix *index) prepare(text string) *query {
 	q.rest[n] = 0
 	for i, t := range q.terms {
 		q.idf[i] = ix.idf(q.c, t)
-		if ti := &ix.terms[t.id]; ti.n > 0 {
+		if ti := ix.info(t.id); ti.n > 0 {
 			q.ub[i] = termScore(q.idf[i], float64(ti.maxTF), float64(ti.minDL), q.c.avgdl) * (1 + boundSlack)
 		}
 		if tf := ix.openTFOf(t.id); tf > 0 {
@@ -763,7 +762,7 @@ func (q *query) ceiling() float64 {
 func (q *query) postings() int {
 	n := 0
 	for _, t := range q.terms {
-		n += int(q.ix.terms[t.id].n)
+		n += int(q.ix.info(t.id).n)
 	}
 	return n
 }

@@ -21,10 +21,98 @@ import (
 // room, leaving its old run dead; the arrays are packed again when they
 // must grow and a good share of them is dead, so appends cost amortised
 // constant time and no allocation per term.
+//
+// The arena and the records are kept in pages, so that neither is ever
+// copied to grow: a list grown by doubling allocates, over its life, up
+// to four times what it ends up holding, and on a load of a save full of
+// new words these two are most of what the load allocates. The first page
+// doubles up to a full one, so a small index stays small.
+
+// pageShift sets how many records a page of them holds.
+const (
+	pageShift = 12
+	pageLen   = 1 << pageShift
+)
+
+// paged is a list kept in pages of pageLen: it grows without copying what
+// it holds, but for its first page, which doubles up to pageLen.
+type paged[T any] struct {
+	pages [][]T
+	n     int
+}
+
+// at returns the list's i-th element.
+func (p *paged[T]) at(i uint32) *T { return &p.pages[i>>pageShift][i&(pageLen-1)] }
+
+// push appends v.
+func (p *paged[T]) push(v T) {
+	k := p.n >> pageShift
+	if k == len(p.pages) {
+		p.pages = append(p.pages, make([]T, 0, min(pageLen, max(16, p.n))))
+	}
+	pg := p.pages[k]
+	if len(pg) == cap(pg) {
+		pg = slices.Grow(pg, min(len(pg), pageLen-len(pg)))
+	}
+	p.pages[k] = append(pg, v)
+	p.n++
+}
+
+// reset empties the list, keeping its first page.
+func (p *paged[T]) reset() {
+	if len(p.pages) > 0 {
+		p.pages = p.pages[:1]
+		p.pages[0] = p.pages[0][:0]
+	}
+	p.n = 0
+}
+
+// arenaShift sets the size of an arena page, which is also what bounds a
+// term's place in one: a term's at is its page << arenaShift | its offset.
+const (
+	arenaShift = 16
+	arenaPage  = 1 << arenaShift
+)
+
+// arena holds the terms' bytes in pages of arenaPage (a longer term has a
+// page of its own), so that adding one never copies the others.
+type arena struct {
+	pages [][]byte
+	size  int // bytes added, live or not
+}
+
+// bytes returns the size bytes at at.
+func (a *arena) bytes(at, size uint32) []byte {
+	pg := a.pages[at>>arenaShift]
+	lo := at & (arenaPage - 1)
+	return pg[lo : lo+size : lo+size]
+}
+
+// add appends b and returns where it is.
+func (a *arena) add(b []byte) uint32 {
+	k := len(a.pages) - 1
+	if k < 0 || len(a.pages[k])+len(b) > arenaPage {
+		c := arenaPage
+		if k < 0 {
+			c = max(256, len(b))
+		}
+		a.pages = append(a.pages, make([]byte, 0, max(c, len(b))))
+		k++
+	}
+	pg := a.pages[k]
+	if len(pg)+len(b) > cap(pg) {
+		// Only the first page is ever short of room: double it.
+		pg = slices.Grow(pg, min(arenaPage, max(2*cap(pg), len(pg)+len(b)))-len(pg))
+	}
+	at := uint32(k)<<arenaShift | uint32(len(pg))
+	a.pages[k] = append(pg, b...)
+	a.size += len(b)
+	return at
+}
 
 // termInfo is what the index keeps per term id.
 type termInfo struct {
-	at, size uint32 // the term's bytes: arena[at:at+size]; size 0 once forgotten
+	at, size uint32 // the term's bytes in the arena; size 0 once forgotten
 	off      uint32 // its postings: slotsOf and tfOf from off, n of them
 	n        uint32 // closed texts holding it (its document frequency)
 	room     uint32 // postings its run has room for
@@ -32,6 +120,7 @@ type termInfo struct {
 	// frequency in its postings and the shortest text holding it. Removal
 	// leaves them loose, never too tight.
 	maxTF, minDL int32
+	open         int32 // how many times the open stretch holds it
 }
 
 // bigTF marks, in tfOf, a term frequency too large for a byte: the exact
@@ -44,9 +133,12 @@ func tfKey(id uint32, s int32) uint64 { return uint64(id)<<32 | uint64(uint32(s)
 // termBytes returns term id's bytes, which alias the arena: valid until
 // the next term is added.
 func (ix *index) termBytes(id uint32) []byte {
-	t := &ix.terms[id]
-	return ix.arena[t.at : t.at+t.size : t.at+t.size]
+	t := ix.info(id)
+	return ix.arena.bytes(t.at, t.size)
 }
+
+// info returns term id's record.
+func (ix *index) info(id uint32) *termInfo { return ix.terms.at(id) }
 
 // term returns term id as a string ("" once it is forgotten).
 func (ix *index) term(id uint32) string { return string(ix.termBytes(id)) }
@@ -81,14 +173,8 @@ func (ix *index) intern(term []byte) uint32 {
 	if 2*(ix.nterms+1) > len(ix.table) {
 		ix.rehash(max(16, 2*len(ix.table)))
 	}
-	id := uint32(len(ix.terms))
-	at := len(ix.arena)
-	if at+len(term) > cap(ix.arena) {
-		// Doubling, as for the records (see doubled).
-		ix.arena = slices.Grow(ix.arena, max(at, len(term), 256))
-	}
-	ix.arena = append(ix.arena, term...)
-	ix.terms = append(doubled(ix.terms), termInfo{at: uint32(at), size: uint32(len(term))})
+	id := uint32(ix.terms.n)
+	ix.terms.push(termInfo{at: ix.arena.add(term), size: uint32(len(term))})
 	ix.place(id)
 	ix.nterms++
 	return id
@@ -107,8 +193,8 @@ func (ix *index) place(id uint32) {
 // rehash lays the table out again at size n, a power of two.
 func (ix *index) rehash(n int) {
 	ix.table = make([]uint32, n)
-	for id := range ix.terms {
-		if ix.terms[id].size > 0 {
+	for id := range uint32(ix.terms.n) {
+		if ix.info(id).size > 0 {
 			ix.place(uint32(id))
 		}
 	}
@@ -136,35 +222,32 @@ func (ix *index) unplace(id uint32) {
 
 // forget drops term id from the vocabulary; its id is never given again.
 func (ix *index) forget(id uint32) {
-	t := &ix.terms[id]
+	t := ix.info(id)
 	ix.unplace(id)
 	ix.nterms--
 	ix.deadBytes += int(t.size)
 	ix.deadPostings += int(t.room)
 	*t = termInfo{}
-	if ix.deadBytes > 4096 && 2*ix.deadBytes > len(ix.arena) {
+	if ix.deadBytes > 4096 && 2*ix.deadBytes > ix.arena.size {
 		ix.packArena()
 	}
 }
 
 // packArena copies the live terms' bytes to a new arena.
 func (ix *index) packArena() {
-	arena := make([]byte, 0, len(ix.arena)-ix.deadBytes)
-	for id := range ix.terms {
-		t := &ix.terms[id]
-		if t.size > 0 {
-			b := ix.termBytes(uint32(id))
-			t.at = uint32(len(arena))
-			arena = append(arena, b...)
+	var packed arena
+	for id := range uint32(ix.terms.n) {
+		if t := ix.info(id); t.size > 0 {
+			t.at = packed.add(ix.arena.bytes(t.at, t.size))
 		}
 	}
-	ix.arena, ix.deadBytes = arena, 0
+	ix.arena, ix.deadBytes = packed, 0
 }
 
 // list returns term id's postings: the slots holding it, ascending, and
 // beside each its term frequency as tfAt reads it. Both alias the index.
 func (ix *index) list(id uint32) ([]int32, []uint8) {
-	t := &ix.terms[id]
+	t := ix.info(id)
 	lo, hi := t.off, t.off+t.n
 	return ix.slotsOf[lo:hi:hi], ix.tfOf[lo:hi:hi]
 }
@@ -199,7 +282,7 @@ func (ix *index) addPosting(id uint32, s int32, tf int32) {
 
 // post is addPosting outside a bulk build.
 func (ix *index) post(id uint32, s int32, tf int32) {
-	t := &ix.terms[id]
+	t := ix.info(id)
 	if t.n == t.room {
 		ix.regrow(id)
 	}
@@ -245,7 +328,7 @@ func (ix *index) removePosting(id uint32, s int32) bool {
 	}
 	copy(slots[i:], slots[i+1:])
 	copy(tfs[i:], tfs[i+1:])
-	t := &ix.terms[id]
+	t := ix.info(id)
 	t.n--
 	t.maxTF, t.minDL = 0, 0
 	slots, tfs = ix.list(id)
@@ -269,7 +352,7 @@ func (ix *index) removePosting(id uint32, s int32) bool {
 // postings once, happens at most once per len/72 postings added: every
 // posting added costs a bounded number of copies, whatever the order.
 func (ix *index) regrow(id uint32) {
-	t := &ix.terms[id]
+	t := ix.info(id)
 	room := t.room + t.room/4 + 2
 	if t.off+t.room == uint32(len(ix.slotsOf)) {
 		ix.extend(int(room - t.room))
@@ -321,7 +404,7 @@ func (ix *index) endBulk() {
 	if len(ix.pending) == 0 {
 		return
 	}
-	need := make([]uint32, len(ix.terms))
+	need := make([]uint32, ix.terms.n)
 	for _, p := range ix.pending {
 		need[p>>32]++
 	}
@@ -353,14 +436,14 @@ func (ix *index) packPostings(id uint32, room uint32) {
 // last is -1).
 func (ix *index) layOut(last int64, room func(id uint32, t *termInfo) uint32) {
 	size := 0
-	for j := range ix.terms {
-		if t := &ix.terms[j]; t.size > 0 {
-			size += int(room(uint32(j), t))
+	for j := range uint32(ix.terms.n) {
+		if t := ix.info(j); t.size > 0 {
+			size += int(room(j, t))
 		}
 	}
 	slots, tfs := make([]int32, 0, size), make([]uint8, 0, size)
 	move := func(j uint32) {
-		t := &ix.terms[j]
+		t := ix.info(j)
 		r := room(j, t)
 		lo, hi := t.off, t.off+t.n
 		t.off = uint32(len(slots))
@@ -369,9 +452,9 @@ func (ix *index) layOut(last int64, room func(id uint32, t *termInfo) uint32) {
 		slots, tfs = slots[:len(slots)+int(r-t.n)], tfs[:len(tfs)+int(r-t.n)]
 		t.room = r
 	}
-	for j := range ix.terms {
-		if int64(j) != last && ix.terms[j].size > 0 {
-			move(uint32(j))
+	for j := range uint32(ix.terms.n) {
+		if int64(j) != last && ix.info(j).size > 0 {
+			move(j)
 		}
 	}
 	if last >= 0 {
