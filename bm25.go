@@ -53,8 +53,8 @@ type index struct {
 	deadPostings int             // places in runs no term owns
 	bigTF        map[uint64]int32
 	bulk         bool          // see startBulk
-	pending      []uint64      // a bulk build's postings, term id << 32 | count, text by text
-	pendingTexts []pendingText // and the texts they belong to
+	pending      paged[uint64] // a bulk build's postings, term id << 32 | count, text by text after a textMark
+	pendingSlot  int32         // the slot of the text pending's last mark starts
 
 	slots []slot
 	free  []int32
@@ -112,6 +112,9 @@ type indexScratch struct {
 	scratch  []uint32
 	keying   keying
 	keyPiece func(string) // keying.piece
+	// encodePiece appends a piece's term ids to scratch, bound once: a
+	// closure passed to an arbitrary iterator escapes on every call.
+	encodePiece func(string)
 
 	// seen marks, by term id, the terms of the query being prepared: those
 	// whose mark is seenEpoch.
@@ -127,6 +130,7 @@ type indexScratch struct {
 func newIndex() *index {
 	ix := &index{seed: maphash.MakeSeed()}
 	ix.keyPiece = ix.keying.piece
+	ix.encodePiece = func(p string) { ix.scratch = ix.encode(ix.scratch, p) }
 	return ix
 }
 
@@ -227,7 +231,7 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 		return s
 	}
 	ix.scratch = ix.scratch[:0]
-	text(func(p string) { ix.scratch = ix.encode(ix.scratch, p) })
+	text(ix.encodePiece)
 	s := ix.newSlot(k, len(ix.scratch), user)
 	// Sorting the term ids counts each term's frequency as a run, without
 	// a map per text.
@@ -575,16 +579,21 @@ func (ix *index) slotOf(k docKey) (int32, bool) {
 // addKey enters slot s, whose key no other slot has, in byKey.
 func (ix *index) addKey(s int32) {
 	if 2*(ix.keyed+1) > len(ix.byKey) {
-		old := ix.byKey
-		ix.byKey = make([]int32, max(16, 2*len(old)))
-		for _, e := range old {
-			if e != 0 {
-				ix.placeKey(e - 1)
-			}
-		}
+		ix.rekey(max(16, 2*len(ix.byKey)))
 	}
 	ix.placeKey(s)
 	ix.keyed++
+}
+
+// rekey lays byKey out again at size n, a power of two.
+func (ix *index) rekey(n int) {
+	old := ix.byKey
+	ix.byKey = make([]int32, n)
+	for _, e := range old {
+		if e != 0 {
+			ix.placeKey(e - 1)
+		}
+	}
 }
 
 // placeKey puts slot s in the first free place from its key's home.

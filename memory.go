@@ -1240,12 +1240,7 @@ func (m *state) restretch(bounds []int) {
 // index holds no open stretch.
 func (m *state) cutStretches(starts []int, pre *ahead) {
 	if len(starts) > 1 {
-		// A text holds a distinct term for every eight bytes or so.
-		text := 0
-		for t := starts[0]; t < len(m.turns); t++ {
-			text += len(m.turns[t].shown())
-		}
-		m.ix.startBulk(len(starts), text/8)
+		m.ix.startBulk(len(starts))
 		defer m.ix.endBulk()
 	}
 	for i, a := range starts {

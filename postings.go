@@ -3,6 +3,7 @@ package byheart
 import (
 	"hash/maphash"
 	"math"
+	mbits "math/bits"
 	"slices"
 )
 
@@ -265,16 +266,11 @@ func (ix *index) tfAt(id uint32, s int32, b uint8) int32 {
 // highest but for one reused after a removal, which is inserted in place.
 func (ix *index) addPosting(id uint32, s int32, tf int32) {
 	if ix.bulk {
-		if len(ix.pending) == cap(ix.pending) {
-			// Doubling: a bulk build's list is long, and append would
-			// grow it by a quarter at a time.
-			ix.pending = slices.Grow(ix.pending, max(len(ix.pending), 1024))
+		if s != ix.pendingSlot {
+			ix.pending.push(textMark | uint64(uint32(s)))
+			ix.pendingSlot = s
 		}
-		if n := len(ix.pendingTexts); n == 0 || ix.pendingTexts[n-1].slot != s {
-			ix.pendingTexts = append(ix.pendingTexts, pendingText{slot: s})
-		}
-		ix.pending = append(ix.pending, uint64(id)<<32|uint64(uint32(tf)))
-		ix.pendingTexts[len(ix.pendingTexts)-1].end = len(ix.pending)
+		ix.pending.push(uint64(id)<<32 | uint64(uint32(tf)))
 		return
 	}
 	ix.post(id, s, tf)
@@ -378,45 +374,55 @@ func (ix *index) extend(n int) {
 	ix.tfOf = slices.Grow(ix.tfOf, n)[:len(ix.tfOf)+n]
 }
 
-// pendingText is a text whose postings a bulk build has yet to lay out:
-// its slot, and where its postings end in index.pending.
-type pendingText struct {
-	slot int32
-	end  int
-}
+// textMark marks, in index.pending, where a text's postings start: its
+// slot is in the low 32 bits, where a posting has its count (no term has
+// the id a mark has in the high ones).
+const textMark = uint64(noTerm) << 32
 
 // startBulk is called before many texts are added at once (a load): their
 // postings wait in a list until endBulk, which counts them by term and
 // lays every run out once with room for them. Appending them one by one
 // would move the runs of common terms again and again, and a load would
-// allocate many times what it builds. The texts are at most texts, and
-// hold about hint postings, so the lists are allocated once at the size
-// they need.
-func (ix *index) startBulk(texts, hint int) {
+// allocate many times what it builds. The texts are at most texts, so
+// their records and their keys' table are allocated once at the size they
+// need; the postings wait in pages, which grow without copying.
+func (ix *index) startBulk(texts int) {
+	ix.slots = slices.Grow(ix.slots, texts)
+	ix.lens = slices.Grow(ix.lens, texts)
+	ix.owner = slices.Grow(ix.owner, texts)
+	if n := 2 * (ix.keyed + texts); n > len(ix.byKey) {
+		ix.rekey(1 << mbits.Len(uint(n-1)))
+	}
 	ix.bulk = true
-	ix.pending = make([]uint64, 0, max(hint, 1024))
-	ix.pendingTexts = make([]pendingText, 0, texts)
+	ix.pendingSlot = -1
 }
 
 // endBulk lays out the postings added since startBulk.
 func (ix *index) endBulk() {
 	ix.bulk = false
-	if len(ix.pending) == 0 {
+	if ix.pending.n == 0 {
 		return
 	}
 	need := make([]uint32, ix.terms.n)
-	for _, p := range ix.pending {
-		need[p>>32]++
+	for _, pg := range ix.pending.pages {
+		for _, p := range pg {
+			if p&textMark != textMark {
+				need[p>>32]++
+			}
+		}
 	}
 	ix.layOut(-1, func(j uint32, t *termInfo) uint32 { return packedRoom(t.n + need[j]) })
-	from := 0
-	for _, t := range ix.pendingTexts {
-		for _, p := range ix.pending[from:t.end] {
-			ix.post(uint32(p>>32), t.slot, int32(uint32(p)))
+	var s int32
+	for _, pg := range ix.pending.pages {
+		for _, p := range pg {
+			if p&textMark == textMark {
+				s = int32(uint32(p))
+				continue
+			}
+			ix.post(uint32(p>>32), s, int32(uint32(p)))
 		}
-		from = t.end
 	}
-	ix.pending, ix.pendingTexts = nil, nil
+	ix.pending = paged[uint64]{}
 }
 
 // packPostings copies every run to new arrays, each with room for an
