@@ -676,7 +676,8 @@ func (ix *index) prepare(text string) *query {
 	for i, t := range q.terms {
 		q.idf[i] = ix.idf(q.c, t)
 		if ti := ix.info(t.id); ti.n > 0 {
-			q.ub[i] = termScore(q.idf[i], float64(ti.maxTF), float64(ti.minDL), q.c.avgdl) * (1 + boundSlack)
+			tf, dl := ti.bounds()
+			q.ub[i] = termScore(q.idf[i], tf, dl, q.c.avgdl) * (1 + boundSlack)
 		}
 		if tf := ix.openTFOf(t.id); tf > 0 {
 			q.open += termScore(q.idf[i], float64(tf), float64(ix.openLen), q.c.avgdl)

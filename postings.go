@@ -118,11 +118,26 @@ type termInfo struct {
 	n        uint32 // closed texts holding it (its document frequency)
 	room     uint32 // postings its run has room for
 	// What bounds its score in any closed text: the largest term
-	// frequency in its postings and the shortest text holding it. Removal
-	// leaves them loose, never too tight.
-	maxTF, minDL int32
+	// frequency in its postings and the shortest text holding it, each
+	// held at most at math.MaxUint16 (which for maxTF means any; see
+	// bounds), so the record takes 28 bytes. Removal leaves them loose,
+	// never too tight.
+	maxTF, minDL uint16
 	open         int32 // how many times the open stretch holds it
 }
+
+// bounds returns the largest term frequency and the shortest text length
+// that bound the term's score in any closed text.
+func (t *termInfo) bounds() (tf, dl float64) {
+	tf = float64(t.maxTF)
+	if t.maxTF == math.MaxUint16 {
+		tf = math.MaxInt32
+	}
+	return tf, float64(t.minDL)
+}
+
+// held16 is n held at most at math.MaxUint16.
+func held16(n int32) uint16 { return uint16(min(n, math.MaxUint16)) }
 
 // bigTF marks, in tfOf, a term frequency too large for a byte: the exact
 // count is in index.bigTF.
@@ -301,10 +316,8 @@ func (ix *index) post(id uint32, s int32, tf int32) {
 	} else {
 		tfs[i] = uint8(tf)
 	}
-	dl := ix.lens[s]
-	if t.n == 0 || tf > t.maxTF {
-		t.maxTF = max(t.maxTF, tf)
-	}
+	dl := held16(ix.lens[s])
+	t.maxTF = max(t.maxTF, held16(tf))
 	if t.n == 0 || dl < t.minDL {
 		t.minDL = dl
 	}
@@ -329,8 +342,8 @@ func (ix *index) removePosting(id uint32, s int32) bool {
 	t.maxTF, t.minDL = 0, 0
 	slots, tfs = ix.list(id)
 	for j, sl := range slots {
-		t.maxTF = max(t.maxTF, ix.tfAt(id, sl, tfs[j]))
-		if dl := ix.lens[sl]; t.minDL == 0 || dl < t.minDL {
+		t.maxTF = max(t.maxTF, held16(ix.tfAt(id, sl, tfs[j])))
+		if dl := held16(ix.lens[sl]); t.minDL == 0 || dl < t.minDL {
 			t.minDL = dl
 		}
 	}
