@@ -45,7 +45,7 @@ type index struct {
 	// The vocabulary and the postings, laid out flat (see postings.go).
 	arena        arena           // the terms' bytes
 	terms        paged[termInfo] // by term id
-	table        []uint32        // term ids plus one, by hash; 0 is free
+	table        termTable       // term ids by hash
 	nterms       int             // terms in the table
 	deadBytes    int             // arena bytes of forgotten terms
 	slotsOf      []int32         // postings' slots, in runs by term

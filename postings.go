@@ -159,14 +159,53 @@ func (ix *index) info(id uint32) *termInfo { return ix.terms.at(id) }
 // term returns term id as a string ("" once it is forgotten).
 func (ix *index) term(id uint32) string { return string(ix.termBytes(id)) }
 
+// The table from a term's hash to its id is cut into buckets, each an
+// open-addressing table with linear probing, chosen by the hash's top
+// bits through a directory (extendible hashing): a bucket that is full
+// doubles up to bucketLen, then splits in two, so the table grows a
+// bucket at a time rather than by a copy of it all at twice its size,
+// which on a load of new words allocated twice what the table ends up
+// holding.
+
+// bucketLen is the most places a bucket has.
+const bucketLen = 1 << 12
+
+// bucket is one part of the table: term ids plus one, 0 free, at most
+// half full; depth is how many of a hash's top bits its terms share.
+type bucket struct {
+	places []uint32
+	n      int
+	depth  uint8
+}
+
+// termTable is the vocabulary's table: dir holds, by the top depth bits
+// of a term's hash, the bucket (in buckets) that has it.
+type termTable struct {
+	dir     []int32
+	buckets []bucket
+	depth   uint8
+	scratch []uint32 // a bucket's places while it splits
+}
+
+// hash is term's hash.
+func (ix *index) hash(term []byte) uint64 { return maphash.Bytes(ix.seed, term) }
+
+// at is where in the directory a hash's bucket is: its top depth bits.
+func (tt *termTable) at(h uint64) uint64 { return h >> (64 - uint(tt.depth)) }
+
+// bucketOf returns the bucket a hash belongs in.
+func (tt *termTable) bucketOf(h uint64) *bucket { return &tt.buckets[tt.dir[tt.at(h)]] }
+
 // lookup returns the id of term, if the vocabulary holds it.
 func (ix *index) lookup(term []byte) (uint32, bool) {
 	if ix.nterms == 0 {
 		return 0, false
 	}
-	mask := len(ix.table) - 1
-	for i := ix.home(term); ; i = (i + 1) & mask {
-		e := ix.table[i]
+	h := ix.hash(term)
+	b := ix.table.bucketOf(h)
+	mask := len(b.places) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		e := b.places[i]
 		if e == 0 {
 			return 0, false
 		}
@@ -176,42 +215,90 @@ func (ix *index) lookup(term []byte) (uint32, bool) {
 	}
 }
 
-// home is term's first place in the table.
-func (ix *index) home(term []byte) int {
-	return int(maphash.Bytes(ix.seed, term) & uint64(len(ix.table)-1))
-}
-
 // intern returns the term's id, adding it to the vocabulary if new.
 func (ix *index) intern(term []byte) uint32 {
 	if id, ok := ix.lookup(term); ok {
 		return id
 	}
-	if 2*(ix.nterms+1) > len(ix.table) {
-		ix.rehash(max(16, 2*len(ix.table)))
-	}
 	id := uint32(ix.terms.n)
 	ix.terms.push(termInfo{at: ix.arena.add(term), size: uint32(len(term))})
-	ix.place(id)
+	ix.place(id, ix.hash(term))
 	ix.nterms++
 	return id
 }
 
-// place puts term id in the first free place from its home.
-func (ix *index) place(id uint32) {
-	mask := len(ix.table) - 1
-	i := ix.home(ix.termBytes(id))
-	for ix.table[i] != 0 {
-		i = (i + 1) & mask
+// place puts term id, whose hash is h, in the first free place from its
+// home in its bucket, making room first if the bucket is full.
+func (ix *index) place(id uint32, h uint64) {
+	tt := &ix.table
+	if len(tt.buckets) == 0 {
+		tt.buckets = []bucket{{places: make([]uint32, 16)}}
+		tt.dir = []int32{0}
 	}
-	ix.table[i] = id + 1
+	b := tt.bucketOf(h)
+	for 2*(b.n+1) > len(b.places) {
+		if len(b.places) < bucketLen {
+			ix.regrowBucket(b)
+		} else {
+			ix.split(tt.dir[tt.at(h)])
+		}
+		b = tt.bucketOf(h)
+	}
+	b.put(id, h)
 }
 
-// rehash lays the table out again at size n, a power of two.
-func (ix *index) rehash(n int) {
-	ix.table = make([]uint32, n)
-	for id := range uint32(ix.terms.n) {
-		if ix.info(id).size > 0 {
-			ix.place(uint32(id))
+// put puts term id, whose hash is h, in b, which has room.
+func (b *bucket) put(id uint32, h uint64) {
+	mask := len(b.places) - 1
+	i := int(h) & mask
+	for b.places[i] != 0 {
+		i = (i + 1) & mask
+	}
+	b.places[i] = id + 1
+	b.n++
+}
+
+// regrowBucket lays bucket b out again at twice its size.
+func (ix *index) regrowBucket(b *bucket) {
+	old := b.places
+	b.places, b.n = make([]uint32, 2*len(old)), 0
+	for _, e := range old {
+		if e != 0 {
+			b.put(e-1, ix.hash(ix.termBytes(e-1)))
+		}
+	}
+}
+
+// split moves the terms of bucket k whose next hash bit is set to a new
+// bucket, doubling the directory first if k's terms share all its bits.
+func (ix *index) split(k int32) {
+	tt := &ix.table
+	if tt.buckets[k].depth == tt.depth {
+		dir := make([]int32, 2*len(tt.dir))
+		for i := range dir {
+			dir[i] = tt.dir[i>>1]
+		}
+		tt.dir = dir
+		tt.depth++
+	}
+	tt.buckets[k].depth++
+	depth := tt.buckets[k].depth
+	c := int32(len(tt.buckets))
+	tt.buckets = append(tt.buckets, bucket{places: make([]uint32, bucketLen), depth: depth})
+	// The directory's entries for k whose bit at depth is set now lead to c.
+	for i := range tt.dir {
+		if tt.dir[i] == k && (i>>(tt.depth-depth))&1 == 1 {
+			tt.dir[i] = c
+		}
+	}
+	b := &tt.buckets[k]
+	tt.scratch = append(tt.scratch[:0], b.places...)
+	clear(b.places)
+	b.n = 0
+	for _, e := range tt.scratch {
+		if e != 0 {
+			h := ix.hash(ix.termBytes(e - 1))
+			tt.bucketOf(h).put(e-1, h)
 		}
 	}
 }
@@ -220,20 +307,23 @@ func (ix *index) rehash(n int) {
 // it that would otherwise be cut off from their homes (linear probing's
 // deletion, which leaves no tombstones).
 func (ix *index) unplace(id uint32) {
-	mask := len(ix.table) - 1
-	i := ix.home(ix.termBytes(id))
-	for ix.table[i] != id+1 {
+	b := ix.table.bucketOf(ix.hash(ix.termBytes(id)))
+	mask := len(b.places) - 1
+	home := func(e uint32) int { return int(ix.hash(ix.termBytes(e-1))) & mask }
+	i := home(id + 1)
+	for b.places[i] != id+1 {
 		i = (i + 1) & mask
 	}
-	for j := (i + 1) & mask; ix.table[j] != 0; j = (j + 1) & mask {
+	for j := (i + 1) & mask; b.places[j] != 0; j = (j + 1) & mask {
 		// The entry at j may fill the hole at i unless its home lies
 		// cyclically in (i, j].
-		if h := ix.home(ix.termBytes(ix.table[j] - 1)); (j-h)&mask >= (j-i)&mask {
-			ix.table[i] = ix.table[j]
+		if h := home(b.places[j]); (j-h)&mask >= (j-i)&mask {
+			b.places[i] = b.places[j]
 			i = j
 		}
 	}
-	ix.table[i] = 0
+	b.places[i] = 0
+	b.n--
 }
 
 // forget drops term id from the vocabulary; its id is never given again.
