@@ -506,15 +506,20 @@ func (ix *index) endBulk() {
 	if ix.pending.n == 0 {
 		return
 	}
-	need := make([]uint32, ix.terms.n)
+	// Every run is laid out anew, so until then a term's room counts the
+	// postings waiting for it, rather than a list of counts beside the
+	// records.
+	for id := range uint32(ix.terms.n) {
+		ix.info(id).room = 0
+	}
 	for _, pg := range ix.pending.pages {
 		for _, p := range pg {
 			if p&textMark != textMark {
-				need[p>>32]++
+				ix.info(uint32(p >> 32)).room++
 			}
 		}
 	}
-	ix.layOut(-1, func(j uint32, t *termInfo) uint32 { return packedRoom(t.n + need[j]) })
+	ix.layOut(-1, func(_ uint32, t *termInfo) uint32 { return packedRoom(t.n + t.room) })
 	var s int32
 	for _, pg := range ix.pending.pages {
 		for _, p := range pg {
