@@ -241,6 +241,40 @@ func TestATermSaidMoreThanAByteHoldsKeepsItsCount(t *testing.T) {
 	assert.Empty(t, m.ix.bigTF, "the count of a text no stretch holds is kept")
 }
 
+// A vocabulary large enough to fill many pages of records and of bytes,
+// and to split its table's buckets again and again, finds every term under
+// the id it was given, and forgetting every other term leaves the rest
+// found and the forgotten ones gone.
+func TestALargeVocabularyFindsEveryTermThroughPagesAndSplits(t *testing.T) {
+	t.Parallel()
+	ix := newIndex()
+	const n = 60_000
+	term := func(i int) []byte { return fmt.Appendf(nil, "term%dx%d", i, i*7919%1000) }
+	for i := range n {
+		require.Equal(t, uint32(i), ix.intern(term(i)))
+	}
+	require.Greater(t, len(ix.table.buckets), 16, "the table never split")
+	require.Greater(t, len(ix.terms.pages), 4, "the records never left their first page")
+	require.Greater(t, len(ix.arena.pages), 4, "the bytes never left their first page")
+	for i := range n {
+		id, ok := ix.lookup(term(i))
+		require.True(t, ok, "term %d lost", i)
+		require.Equal(t, uint32(i), id)
+		require.Equal(t, string(term(i)), ix.term(id))
+	}
+	for i := 0; i < n; i += 2 {
+		ix.forget(uint32(i))
+	}
+	for i := range n {
+		id, ok := ix.lookup(term(i))
+		require.Equal(t, i%2 == 1, ok, "term %d", i)
+		if ok {
+			require.Equal(t, uint32(i), id)
+		}
+	}
+	require.Equal(t, n/2, ix.nterms)
+}
+
 // Forgetting many terms at once (a redaction of a text full of words no
 // other turn has) takes them out of the hash table and packs the arena,
 // and every term left is still found under its id.

@@ -240,7 +240,7 @@ func (ix *index) place(id uint32, h uint64) {
 		if len(b.places) < bucketLen {
 			ix.regrowBucket(b)
 		} else {
-			ix.split(tt.dir[tt.at(h)])
+			ix.split(tt.at(h))
 		}
 		b = tt.bucketOf(h)
 	}
@@ -269,10 +269,12 @@ func (ix *index) regrowBucket(b *bucket) {
 	}
 }
 
-// split moves the terms of bucket k whose next hash bit is set to a new
-// bucket, doubling the directory first if k's terms share all its bits.
-func (ix *index) split(k int32) {
+// split moves the terms of the bucket at directory entry at whose next
+// hash bit is set to a new bucket, doubling the directory first if the
+// bucket's terms share all its bits.
+func (ix *index) split(at uint64) {
 	tt := &ix.table
+	k := tt.dir[at]
 	if tt.buckets[k].depth == tt.depth {
 		dir := make([]int32, 2*len(tt.dir))
 		for i := range dir {
@@ -280,16 +282,18 @@ func (ix *index) split(k int32) {
 		}
 		tt.dir = dir
 		tt.depth++
+		at <<= 1
 	}
+	// The bucket's entries are the run of those sharing its depth's top
+	// bits; the upper half of the run now leads to the new one.
+	width := uint(tt.depth - tt.buckets[k].depth)
+	from := at >> width << width
+	half := uint64(1) << (width - 1)
 	tt.buckets[k].depth++
-	depth := tt.buckets[k].depth
 	c := int32(len(tt.buckets))
-	tt.buckets = append(tt.buckets, bucket{places: make([]uint32, bucketLen), depth: depth})
-	// The directory's entries for k whose bit at depth is set now lead to c.
-	for i := range tt.dir {
-		if tt.dir[i] == k && (i>>(tt.depth-depth))&1 == 1 {
-			tt.dir[i] = c
-		}
+	tt.buckets = append(tt.buckets, bucket{places: make([]uint32, bucketLen), depth: tt.buckets[k].depth})
+	for i := from + half; i < from+2*half; i++ {
+		tt.dir[i] = c
 	}
 	b := &tt.buckets[k]
 	tt.scratch = append(tt.scratch[:0], b.places...)
