@@ -519,7 +519,7 @@ func (ix *index) endBulk() {
 	for _, pg := range ix.pending.pages {
 		for _, p := range pg {
 			if p&textMark != textMark {
-				ix.info(uint32(p >> 32)).room++
+				ix.info(uint32(p>>32)).room++
 			}
 		}
 	}
