@@ -184,7 +184,6 @@ type termTable struct {
 	dir     []int32
 	buckets []bucket
 	depth   uint8
-	scratch []uint32 // a bucket's places while it splits
 }
 
 // hash is term's hash.
@@ -295,15 +294,26 @@ func (ix *index) split(at uint64) {
 	for i := from + half; i < from+2*half; i++ {
 		tt.dir[i] = c
 	}
+	// Each term is taken out and put back, in the new bucket or in its
+	// own again, in place: from just after a free place and once around,
+	// every term still to be put back lies after every free place on its
+	// way from its home, so each is put where a lookup finds it.
 	b := &tt.buckets[k]
-	tt.scratch = append(tt.scratch[:0], b.places...)
-	clear(b.places)
-	b.n = 0
-	for _, e := range tt.scratch {
-		if e != 0 {
-			h := ix.hash(ix.termBytes(e - 1))
-			tt.bucketOf(h).put(e-1, h)
+	mask := len(b.places) - 1
+	start := 0
+	for b.places[start] != 0 {
+		start++ // the bucket is at most half full: there is a free place
+	}
+	for j := range len(b.places) {
+		i := (start + 1 + j) & mask
+		e := b.places[i]
+		if e == 0 {
+			continue
 		}
+		b.places[i] = 0
+		b.n--
+		h := ix.hash(ix.termBytes(e - 1))
+		tt.bucketOf(h).put(e-1, h)
 	}
 }
 
