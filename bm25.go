@@ -103,7 +103,7 @@ type indexScratch struct {
 	touched []int32
 	cands   []int32
 	todo    []int32
-	cursor  []int
+	walks   []walk
 	bits    []uint64
 
 	q query // the query being ranked
@@ -975,6 +975,14 @@ func (ix *index) addUp(q *query, k int, reach float64, eligible func(stretch int
 	return j, theta, touched
 }
 
+// walk is a walk along one term's postings: the list and how far along
+// it a walk with ascending targets has come.
+type walk struct {
+	slots []int32
+	tfs   []uint8
+	at    int
+}
+
 // finishSums completes the sums of the candidates (ascending slots) over
 // the terms from byUB[j] on, each candidate looking the terms up best
 // first until its sum plus what the rest could add cannot reach theta,
@@ -982,11 +990,14 @@ func (ix *index) addUp(q *query, k int, reach float64, eligible func(stretch int
 // candidates whose sums are complete; the others are out of the running.
 func (ix *index) finishSums(q *query, cand []int32, j, k int, theta, reach float64) []int32 {
 	terms := len(q.byUB) - j
-	if cap(ix.cursor) < terms {
-		ix.cursor = make([]int, terms)
+	if cap(ix.walks) < terms {
+		ix.walks = make([]walk, terms)
 	}
-	cursor := ix.cursor[:terms]
-	clear(cursor)
+	walks := ix.walks[:terms]
+	for t := range walks {
+		slots, tfs := ix.list(q.terms[q.byUB[j+t]].id)
+		walks[t] = walk{slots: slots, tfs: tfs}
+	}
 	var buf [64]float64
 	heap := buf[:0] // the k best complete sums, smallest first
 	if k > len(buf) {
@@ -1002,12 +1013,11 @@ func (ix *index) finishSums(q *query, cand []int32, j, k int, theta, reach float
 				break
 			}
 			ti := q.byUB[j+t]
-			id := q.terms[ti].id
-			list, tfs := ix.list(id)
-			at := seek(list, cursor[t], s)
-			cursor[t] = at
-			if at < len(list) && list[at] == s {
-				a += termScore(q.idf[ti], float64(ix.tfAt(id, s, tfs[at])), float64(ix.lens[s]), q.c.avgdl)
+			w := &walks[t]
+			at := seek(w.slots, w.at, s)
+			w.at = at
+			if at < len(w.slots) && w.slots[at] == s {
+				a += termScore(q.idf[ti], float64(ix.tfAt(q.terms[ti].id, s, w.tfs[at])), float64(ix.lens[s]), q.c.avgdl)
 			}
 		}
 		ix.acc[s] = a
@@ -1026,6 +1036,7 @@ func (ix *index) finishSums(q *query, cand []int32, j, k int, theta, reach float
 			theta = max(theta, heap[0]/reach)
 		}
 	}
+	clear(walks) // they alias the postings, which a layout may replace
 	return done
 }
 
