@@ -1240,7 +1240,12 @@ func (m *state) restretch(bounds []int) {
 // index holds no open stretch.
 func (m *state) cutStretches(starts []int, pre *ahead) {
 	if len(starts) > 1 {
-		m.ix.startBulk(len(starts))
+		// A text holds a distinct term for every eight bytes or so.
+		text := 0
+		for t := starts[0]; t < len(m.turns); t++ {
+			text += len(m.turns[t].shown())
+		}
+		m.ix.startBulk(len(starts), text/8)
 		defer m.ix.endBulk()
 	}
 	for i, a := range starts {

@@ -59,6 +59,13 @@ func (p *paged[T]) push(v T) {
 	p.n++
 }
 
+// reserve gives an empty list's first page room for n, up to a page.
+func (p *paged[T]) reserve(n int) {
+	if len(p.pages) == 0 {
+		p.pages = append(p.pages, make([]T, 0, min(pageLen, max(16, n))))
+	}
+}
+
 // reset empties the list, keeping its first page.
 func (p *paged[T]) reset() {
 	if len(p.pages) > 0 {
@@ -502,8 +509,9 @@ const textMark = uint64(noTerm) << 32
 // would move the runs of common terms again and again, and a load would
 // allocate many times what it builds. The texts are at most texts, so
 // their records and their keys' table are allocated once at the size they
-// need; the postings wait in pages, which grow without copying.
-func (ix *index) startBulk(texts int) {
+// need; the postings, about hint of them, wait in pages, which grow
+// without copying, the first one sized for them.
+func (ix *index) startBulk(texts, hint int) {
 	ix.slots = slices.Grow(ix.slots, texts)
 	ix.lens = slices.Grow(ix.lens, texts)
 	ix.owner = slices.Grow(ix.owner, texts)
@@ -511,6 +519,7 @@ func (ix *index) startBulk(texts int) {
 		ix.rekey(1 << mbits.Len(uint(n-1)))
 	}
 	ix.bulk = true
+	ix.pending.reserve(hint + texts)
 	ix.pendingSlot = -1
 }
 
