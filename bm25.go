@@ -43,18 +43,18 @@ type index struct {
 	seed maphash.Seed
 
 	// The vocabulary and the postings, laid out flat (see postings.go).
-	arena        []byte     // the terms' bytes
-	terms        []termInfo // by term id
-	table        []uint32   // term ids plus one, by hash; 0 is free
-	nterms       int        // terms in the table
-	deadBytes    int        // arena bytes of forgotten terms
-	slotsOf      []int32    // postings' slots, in runs by term
-	tfOf         []uint8    // postings' term frequencies, beside them
-	deadPostings int        // places in runs no term owns
+	arena        arena           // the terms' bytes
+	terms        paged[termInfo] // by term id
+	table        termTable       // term ids by hash
+	nterms       int             // terms in the table
+	deadBytes    int             // arena bytes of forgotten terms
+	slotsOf      []int32         // postings' slots, in runs by term
+	tfOf         []uint8         // postings' term frequencies, beside them
+	deadPostings int             // places in runs no term owns
 	bigTF        map[uint64]int32
 	bulk         bool          // see startBulk
-	pending      []uint64      // a bulk build's postings, term id << 32 | count, text by text
-	pendingTexts []pendingText // and the texts they belong to
+	pending      paged[uint64] // a bulk build's postings, term id << 32 | count, text by text after a textMark
+	pendingSlot  int32         // the slot of the text pending's last mark starts
 
 	slots []slot
 	free  []int32
@@ -67,12 +67,11 @@ type index struct {
 	live   int   // slots in use
 	length int64 // terms across live slots
 
-	// The open stretch's term frequencies by term id (0 for a term it
-	// lacks; terms past its end have none), and the ids it has, in the
-	// order of their first use: a table rather than a map, which would
-	// cost a load of new words an entry per word.
-	openTF  []int32
-	openIDs []uint32
+	// The ids of the terms the open stretch has, in the order of their
+	// first use (how many times it has each is in the term's record): a
+	// list rather than a map, which would cost a load of new words an
+	// entry per word.
+	openIDs paged[uint32]
 	openLen int
 
 	// Per slot, what a scoring pass reads for every posting, kept apart
@@ -104,7 +103,7 @@ type indexScratch struct {
 	touched []int32
 	cands   []int32
 	todo    []int32
-	cursor  []int
+	walks   []walk
 	bits    []uint64
 
 	q query // the query being ranked
@@ -113,6 +112,9 @@ type indexScratch struct {
 	scratch  []uint32
 	keying   keying
 	keyPiece func(string) // keying.piece
+	// encodePiece appends a piece's term ids to scratch, bound once: a
+	// closure passed to an arbitrary iterator escapes on every call.
+	encodePiece func(string)
 
 	// seen marks, by term id, the terms of the query being prepared: those
 	// whose mark is seenEpoch.
@@ -128,6 +130,7 @@ type indexScratch struct {
 func newIndex() *index {
 	ix := &index{seed: maphash.MakeSeed()}
 	ix.keyPiece = ix.keying.piece
+	ix.encodePiece = func(p string) { ix.scratch = ix.encode(ix.scratch, p) }
 	return ix
 }
 
@@ -166,31 +169,29 @@ func (ix *index) addOpen(text string) {
 
 // addOpenTerm counts n more of term id in the open stretch.
 func (ix *index) addOpenTerm(id uint32, n int) {
-	if int(id) >= len(ix.openTF) {
-		ix.openTF = slices.Grow(ix.openTF, max(len(ix.terms), 2*len(ix.openTF))-len(ix.openTF))
-		ix.openTF = ix.openTF[:cap(ix.openTF)]
+	t := ix.info(id)
+	if t.open == 0 {
+		ix.openIDs.push(id)
 	}
-	if ix.openTF[id] == 0 {
-		ix.openIDs = append(doubled(ix.openIDs), id)
-	}
-	ix.openTF[id] = sat32(int(ix.openTF[id]) + n)
+	t.open = sat32(int(t.open) + n)
 }
 
 // openTFOf is how many times the open stretch holds term id.
 func (ix *index) openTFOf(id uint32) int32 {
-	if int(id) < len(ix.openTF) {
-		return ix.openTF[id]
+	if int(id) < ix.terms.n {
+		return ix.info(id).open
 	}
 	return 0
 }
 
 // resetOpen empties the open stretch, forgetting vocabulary only it held.
 func (ix *index) resetOpen() {
-	for _, id := range ix.openIDs {
-		ix.openTF[id] = 0 // first, or forgetIfUnused sees the term as still in use
+	for i := range uint32(ix.openIDs.n) {
+		id := *ix.openIDs.at(i)
+		ix.info(id).open = 0 // first, or forgetIfUnused sees the term as still in use
 		ix.forgetIfUnused(id)
 	}
-	ix.openIDs = ix.openIDs[:0]
+	ix.openIDs.reset()
 	ix.openLen = 0
 }
 
@@ -230,7 +231,7 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 		return s
 	}
 	ix.scratch = ix.scratch[:0]
-	text(func(p string) { ix.scratch = ix.encode(ix.scratch, p) })
+	text(ix.encodePiece)
 	s := ix.newSlot(k, len(ix.scratch), user)
 	// Sorting the term ids counts each term's frequency as a run, without
 	// a map per text.
@@ -263,15 +264,15 @@ func (ix *index) release(s int32, user int32) {
 	// Removal is rare (a redaction, a rewrite of the boundaries), so a pass
 	// over the posting lists is cheaper overall than keeping each slot's
 	// term list in memory for the whole life of the conversation.
-	for id := range ix.terms {
-		if ix.removePosting(uint32(id), s) {
-			ix.forgetIfUnused(uint32(id))
+	for id := range uint32(ix.terms.n) {
+		if ix.removePosting(id, s) {
+			ix.forgetIfUnused(id)
 		}
 	}
 }
 
 func (ix *index) forgetIfUnused(id uint32) {
-	if t := &ix.terms[id]; t.n > 0 || ix.openTFOf(id) > 0 || t.size == 0 {
+	if t := ix.info(id); t.n > 0 || t.open > 0 || t.size == 0 {
 		return
 	}
 	ix.forget(id)
@@ -332,7 +333,7 @@ func (ix *index) corpus(extra [][]string) corpus {
 func (ix *index) idf(c corpus, q qterm) float64 {
 	df := float64(c.extra[q.text].df)
 	if q.id != noTerm {
-		df += float64(ix.terms[q.id].n)
+		df += float64(ix.info(q.id).n)
 		if ix.openTFOf(q.id) > 0 {
 			df++
 		}
@@ -461,11 +462,13 @@ func (ix *index) closeOpen(k docKey, user int32) int32 {
 		return s
 	}
 	s := ix.newSlot(k, ix.openLen, user)
-	for _, id := range ix.openIDs {
-		ix.addPosting(id, s, ix.openTF[id])
-		ix.openTF[id] = 0
+	for i := range uint32(ix.openIDs.n) {
+		id := *ix.openIDs.at(i)
+		t := ix.info(id)
+		ix.addPosting(id, s, t.open)
+		t.open = 0
 	}
-	ix.openIDs = ix.openIDs[:0]
+	ix.openIDs.reset()
 	ix.openLen = 0
 	return s
 }
@@ -576,16 +579,21 @@ func (ix *index) slotOf(k docKey) (int32, bool) {
 // addKey enters slot s, whose key no other slot has, in byKey.
 func (ix *index) addKey(s int32) {
 	if 2*(ix.keyed+1) > len(ix.byKey) {
-		old := ix.byKey
-		ix.byKey = make([]int32, max(16, 2*len(old)))
-		for _, e := range old {
-			if e != 0 {
-				ix.placeKey(e - 1)
-			}
-		}
+		ix.rekey(max(16, 2*len(ix.byKey)))
 	}
 	ix.placeKey(s)
 	ix.keyed++
+}
+
+// rekey lays byKey out again at size n, a power of two.
+func (ix *index) rekey(n int) {
+	old := ix.byKey
+	ix.byKey = make([]int32, n)
+	for _, e := range old {
+		if e != 0 {
+			ix.placeKey(e - 1)
+		}
+	}
 }
 
 // placeKey puts slot s in the first free place from its key's home.
@@ -641,8 +649,8 @@ func (ix *index) prepare(text string) *query {
 	q := &ix.q
 	q.ix, q.c, q.open = ix, ix.corpus(nil), 0
 	q.terms = q.terms[:0]
-	if len(ix.seen) < len(ix.terms) {
-		ix.seen = append(ix.seen, make([]uint32, max(len(ix.terms), 2*len(ix.seen))-len(ix.seen))...)
+	if len(ix.seen) < ix.terms.n {
+		ix.seen = append(ix.seen, make([]uint32, max(ix.terms.n, 2*len(ix.seen))-len(ix.seen))...)
 	}
 	if ix.seenEpoch++; ix.seenEpoch == 0 {
 		clear(ix.seen)
@@ -667,8 +675,9 @@ func (ix *index) prepare(text string) *query {
 	q.rest[n] = 0
 	for i, t := range q.terms {
 		q.idf[i] = ix.idf(q.c, t)
-		if ti := &ix.terms[t.id]; ti.n > 0 {
-			q.ub[i] = termScore(q.idf[i], float64(ti.maxTF), float64(ti.minDL), q.c.avgdl) * (1 + boundSlack)
+		if ti := ix.info(t.id); ti.n > 0 {
+			tf, dl := ti.bounds()
+			q.ub[i] = termScore(q.idf[i], tf, dl, q.c.avgdl) * (1 + boundSlack)
 		}
 		if tf := ix.openTFOf(t.id); tf > 0 {
 			q.open += termScore(q.idf[i], float64(tf), float64(ix.openLen), q.c.avgdl)
@@ -763,7 +772,7 @@ func (q *query) ceiling() float64 {
 func (q *query) postings() int {
 	n := 0
 	for _, t := range q.terms {
-		n += int(q.ix.terms[t.id].n)
+		n += int(q.ix.info(t.id).n)
 	}
 	return n
 }
@@ -966,6 +975,14 @@ func (ix *index) addUp(q *query, k int, reach float64, eligible func(stretch int
 	return j, theta, touched
 }
 
+// walk is a walk along one term's postings: the list and how far along
+// it a walk with ascending targets has come.
+type walk struct {
+	slots []int32
+	tfs   []uint8
+	at    int
+}
+
 // finishSums completes the sums of the candidates (ascending slots) over
 // the terms from byUB[j] on, each candidate looking the terms up best
 // first until its sum plus what the rest could add cannot reach theta,
@@ -973,11 +990,14 @@ func (ix *index) addUp(q *query, k int, reach float64, eligible func(stretch int
 // candidates whose sums are complete; the others are out of the running.
 func (ix *index) finishSums(q *query, cand []int32, j, k int, theta, reach float64) []int32 {
 	terms := len(q.byUB) - j
-	if cap(ix.cursor) < terms {
-		ix.cursor = make([]int, terms)
+	if cap(ix.walks) < terms {
+		ix.walks = make([]walk, terms)
 	}
-	cursor := ix.cursor[:terms]
-	clear(cursor)
+	walks := ix.walks[:terms]
+	for t := range walks {
+		slots, tfs := ix.list(q.terms[q.byUB[j+t]].id)
+		walks[t] = walk{slots: slots, tfs: tfs}
+	}
 	var buf [64]float64
 	heap := buf[:0] // the k best complete sums, smallest first
 	if k > len(buf) {
@@ -993,12 +1013,11 @@ func (ix *index) finishSums(q *query, cand []int32, j, k int, theta, reach float
 				break
 			}
 			ti := q.byUB[j+t]
-			id := q.terms[ti].id
-			list, tfs := ix.list(id)
-			at := seek(list, cursor[t], s)
-			cursor[t] = at
-			if at < len(list) && list[at] == s {
-				a += termScore(q.idf[ti], float64(ix.tfAt(id, s, tfs[at])), float64(ix.lens[s]), q.c.avgdl)
+			w := &walks[t]
+			at := seek(w.slots, w.at, s)
+			w.at = at
+			if at < len(w.slots) && w.slots[at] == s {
+				a += termScore(q.idf[ti], float64(ix.tfAt(q.terms[ti].id, s, w.tfs[at])), float64(ix.lens[s]), q.c.avgdl)
 			}
 		}
 		ix.acc[s] = a
@@ -1017,6 +1036,7 @@ func (ix *index) finishSums(q *query, cand []int32, j, k int, theta, reach float
 			theta = max(theta, heap[0]/reach)
 		}
 	}
+	clear(walks) // they alias the postings, which a layout may replace
 	return done
 }
 

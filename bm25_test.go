@@ -53,12 +53,12 @@ func checkIndex(t *testing.T, m *Memory) {
 		if s == len(m.str)-1 {
 			require.Equal(t, int32(-1), m.str[s].slot, "the newest stretch is the open one")
 			got := map[string]int32{}
-			for _, id := range ix.openIDs {
-				got[ix.term(id)] = ix.openTF[id]
+			for _, id := range ix.openIDs.list() {
+				got[ix.term(id)] = ix.info(id).open
 			}
-			for id, k := range ix.openTF {
-				if k != 0 {
-					require.Contains(t, ix.openIDs, uint32(id), "term %q counted in the open stretch but not listed", ix.term(uint32(id)))
+			for id, ti := range ix.terms.list() {
+				if ti.open != 0 {
+					require.Contains(t, ix.openIDs.list(), uint32(id), "term %q counted in the open stretch but not listed", ix.term(uint32(id)))
 				}
 			}
 			require.Equal(t, tf, got, "open stretch term frequencies")
@@ -80,12 +80,12 @@ func checkIndex(t *testing.T, m *Memory) {
 	}
 
 	gotSlots := map[int32]map[string]int32{}
-	for id := range ix.terms {
+	for id := range ix.terms.n {
 		list, tfs := ix.list(uint32(id))
 		if len(list) > 0 {
 			require.NotEmpty(t, ix.term(uint32(id)), "postings for a forgotten term id %d", id)
 		}
-		require.LessOrEqual(t, ix.terms[id].n, ix.terms[id].room, "postings of %q overrun their run", ix.term(uint32(id)))
+		require.LessOrEqual(t, ix.info(uint32(id)).n, ix.info(uint32(id)).room, "postings of %q overrun their run", ix.term(uint32(id)))
 		require.True(t, slices.IsSorted(list), "postings of %q out of order", ix.term(uint32(id)))
 		for i, s := range list {
 			if gotSlots[s] == nil {
@@ -118,7 +118,7 @@ func checkIndex(t *testing.T, m *Memory) {
 	require.Equal(t, wantLength, ix.length)
 
 	gotVocab := map[string]bool{}
-	for id := range ix.terms {
+	for id := range ix.terms.n {
 		term := ix.term(uint32(id))
 		if term == "" {
 			continue
@@ -127,7 +127,7 @@ func checkIndex(t *testing.T, m *Memory) {
 		got, ok := ix.lookup([]byte(term))
 		require.True(t, ok, "term %q kept outside the vocabulary", term)
 		require.Equal(t, uint32(id), got, "term %q found under another id", term)
-		require.Equal(t, wantDF[term], int32(ix.terms[id].n), "df of %q", term)
+		require.Equal(t, wantDF[term], int32(ix.info(uint32(id)).n), "df of %q", term)
 	}
 	require.Equal(t, wantVocab, gotVocab, "vocabulary")
 	require.Equal(t, len(gotVocab), ix.nterms, "terms in the table")
@@ -136,7 +136,7 @@ func checkIndex(t *testing.T, m *Memory) {
 // vocabulary is every term the index holds, by id, forgotten ones left out.
 func vocabulary(ix *index) []string {
 	var out []string
-	for id := range ix.terms {
+	for id := range ix.terms.n {
 		if t := ix.term(uint32(id)); t != "" {
 			out = append(out, t)
 		}
@@ -241,6 +241,40 @@ func TestATermSaidMoreThanAByteHoldsKeepsItsCount(t *testing.T) {
 	assert.Empty(t, m.ix.bigTF, "the count of a text no stretch holds is kept")
 }
 
+// A vocabulary large enough to fill many pages of records and of bytes,
+// and to split its table's buckets again and again, finds every term under
+// the id it was given, and forgetting every other term leaves the rest
+// found and the forgotten ones gone.
+func TestALargeVocabularyFindsEveryTermThroughPagesAndSplits(t *testing.T) {
+	t.Parallel()
+	ix := newIndex()
+	const n = 60_000
+	term := func(i int) []byte { return fmt.Appendf(nil, "term%dx%d", i, i*7919%1000) }
+	for i := range n {
+		require.Equal(t, uint32(i), ix.intern(term(i)))
+	}
+	require.Greater(t, len(ix.table.buckets), 16, "the table never split")
+	require.Greater(t, len(ix.terms.pages), 4, "the records never left their first page")
+	require.Greater(t, len(ix.arena.pages), 4, "the bytes never left their first page")
+	for i := range n {
+		id, ok := ix.lookup(term(i))
+		require.True(t, ok, "term %d lost", i)
+		require.Equal(t, uint32(i), id)
+		require.Equal(t, string(term(i)), ix.term(id))
+	}
+	for i := 0; i < n; i += 2 {
+		ix.forget(uint32(i))
+	}
+	for i := range n {
+		id, ok := ix.lookup(term(i))
+		require.Equal(t, i%2 == 1, ok, "term %d", i)
+		if ok {
+			require.Equal(t, uint32(i), id)
+		}
+	}
+	require.Equal(t, n/2, ix.nterms)
+}
+
 // Forgetting many terms at once (a redaction of a text full of words no
 // other turn has) takes them out of the hash table and packs the arena,
 // and every term left is still found under its id.
@@ -254,10 +288,10 @@ func TestForgettingManyTermsLeavesTheRestFound(t *testing.T) {
 	fillTurns(m, append([]Turn{{Role: User, Text: strings.Join(words, " ")}}, chat(3, 200)...))
 	setBounds(m, []int{0, 1, 100})
 	checkIndex(t, m)
-	before := len(m.ix.arena)
+	before := m.ix.arena.size
 	require.NoError(t, m.Redact(0))
 	checkIndex(t, m)
-	assert.Less(t, len(m.ix.arena), before/2, "the arena was not packed")
+	assert.Less(t, m.ix.arena.size, before/2, "the arena was not packed")
 	for _, w := range words[:10] {
 		_, ok := m.ix.lookup([]byte(Terms(w)[0]))
 		assert.False(t, ok, "%q is still in the vocabulary", w)

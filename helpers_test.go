@@ -911,3 +911,12 @@ func readEntry(body string, i int) (string, int, error) {
 		return text.String(), k, nil
 	}
 }
+
+// list is a paged list's elements, in order.
+func (p *paged[T]) list() []T {
+	var out []T
+	for _, pg := range p.pages {
+		out = append(out, pg...)
+	}
+	return out
+}

@@ -88,8 +88,8 @@ func sameIndex(t *testing.T, want, got *index) {
 	assert.Equal(t, want.nterms, got.nterms, "terms in the table")
 	// The records hold the document frequencies, the score bounds and
 	// where each term's postings are.
-	assert.Equal(t, want.terms, got.terms, "term records")
-	for id := range want.terms {
+	assert.Equal(t, want.terms.list(), got.terms.list(), "term records")
+	for id := range want.terms.n {
 		ws, wt := want.list(uint32(id))
 		gs, gt := got.list(uint32(id))
 		assert.Equal(t, ws, gs, "postings of term %d", id)
@@ -98,9 +98,9 @@ func sameIndex(t *testing.T, want, got *index) {
 	assert.Equal(t, want.bigTF, got.bigTF, "large term frequencies")
 	assert.Equal(t, want.lens, got.lens, "text lengths")
 	assert.Equal(t, want.owner, got.owner, "owners")
-	assert.Equal(t, want.openIDs, got.openIDs, "open stretch terms")
-	for _, id := range want.openIDs {
-		assert.Equal(t, want.openTF[id], got.openTF[id], "open stretch count of term %d", id)
+	assert.Equal(t, want.openIDs.list(), got.openIDs.list(), "open stretch terms")
+	for _, id := range want.openIDs.list() {
+		assert.Equal(t, want.info(id).open, got.info(id).open, "open stretch count of term %d", id)
 	}
 	assert.Equal(t, want.openLen, got.openLen, "open stretch length")
 	assert.Equal(t, want.live, got.live, "live texts")

@@ -3,6 +3,7 @@ package byheart
 import (
 	"hash/maphash"
 	"math"
+	mbits "math/bits"
 	"slices"
 )
 
@@ -21,18 +22,129 @@ import (
 // room, leaving its old run dead; the arrays are packed again when they
 // must grow and a good share of them is dead, so appends cost amortised
 // constant time and no allocation per term.
+//
+// The arena and the records are kept in pages, so that neither is ever
+// copied to grow: a list grown by doubling allocates, over its life, up
+// to four times what it ends up holding, and on a load of a save full of
+// new words these two are most of what the load allocates. The first page
+// doubles up to a full one, so a small index stays small.
+
+// pageShift sets how many records a page of them holds.
+const (
+	pageShift = 12
+	pageLen   = 1 << pageShift
+)
+
+// paged is a list kept in pages of pageLen: it grows without copying what
+// it holds, but for its first page, which doubles up to pageLen.
+type paged[T any] struct {
+	pages [][]T
+	n     int
+}
+
+// at returns the list's i-th element.
+func (p *paged[T]) at(i uint32) *T { return &p.pages[i>>pageShift][i&(pageLen-1)] }
+
+// push appends v.
+func (p *paged[T]) push(v T) {
+	k := p.n >> pageShift
+	if k == len(p.pages) {
+		p.pages = append(p.pages, make([]T, 0, min(pageLen, max(16, p.n))))
+	}
+	pg := p.pages[k]
+	if len(pg) == cap(pg) {
+		pg = slices.Grow(pg, min(len(pg), pageLen-len(pg)))
+	}
+	p.pages[k] = append(pg, v)
+	p.n++
+}
+
+// reserve gives an empty list's first page room for n, up to a page.
+func (p *paged[T]) reserve(n int) {
+	if len(p.pages) == 0 {
+		p.pages = append(p.pages, make([]T, 0, min(pageLen, max(16, n))))
+	}
+}
+
+// reset empties the list, keeping its first page.
+func (p *paged[T]) reset() {
+	if len(p.pages) > 0 {
+		p.pages = p.pages[:1]
+		p.pages[0] = p.pages[0][:0]
+	}
+	p.n = 0
+}
+
+// arenaShift sets the size of an arena page, which is also what bounds a
+// term's place in one: a term's at is its page << arenaShift | its offset.
+const (
+	arenaShift = 16
+	arenaPage  = 1 << arenaShift
+)
+
+// arena holds the terms' bytes in pages of arenaPage (a longer term has a
+// page of its own), so that adding one never copies the others.
+type arena struct {
+	pages [][]byte
+	size  int // bytes added, live or not
+}
+
+// bytes returns the size bytes at at.
+func (a *arena) bytes(at, size uint32) []byte {
+	pg := a.pages[at>>arenaShift]
+	lo := at & (arenaPage - 1)
+	return pg[lo : lo+size : lo+size]
+}
+
+// add appends b and returns where it is.
+func (a *arena) add(b []byte) uint32 {
+	k := len(a.pages) - 1
+	if k < 0 || len(a.pages[k])+len(b) > arenaPage {
+		c := arenaPage
+		if k < 0 {
+			c = max(256, len(b))
+		}
+		a.pages = append(a.pages, make([]byte, 0, max(c, len(b))))
+		k++
+	}
+	pg := a.pages[k]
+	if len(pg)+len(b) > cap(pg) {
+		// Only the first page is ever short of room: double it.
+		pg = slices.Grow(pg, min(arenaPage, max(2*cap(pg), len(pg)+len(b)))-len(pg))
+	}
+	at := uint32(k)<<arenaShift | uint32(len(pg))
+	a.pages[k] = append(pg, b...)
+	a.size += len(b)
+	return at
+}
 
 // termInfo is what the index keeps per term id.
 type termInfo struct {
-	at, size uint32 // the term's bytes: arena[at:at+size]; size 0 once forgotten
+	at, size uint32 // the term's bytes in the arena; size 0 once forgotten
 	off      uint32 // its postings: slotsOf and tfOf from off, n of them
 	n        uint32 // closed texts holding it (its document frequency)
 	room     uint32 // postings its run has room for
 	// What bounds its score in any closed text: the largest term
-	// frequency in its postings and the shortest text holding it. Removal
-	// leaves them loose, never too tight.
-	maxTF, minDL int32
+	// frequency in its postings and the shortest text holding it, each
+	// held at most at math.MaxUint16 (which for maxTF means any; see
+	// bounds), so the record takes 28 bytes. Removal leaves them loose,
+	// never too tight.
+	maxTF, minDL uint16
+	open         int32 // how many times the open stretch holds it
 }
+
+// bounds returns the largest term frequency and the shortest text length
+// that bound the term's score in any closed text.
+func (t *termInfo) bounds() (tf, dl float64) {
+	tf = float64(t.maxTF)
+	if t.maxTF == math.MaxUint16 {
+		tf = math.MaxInt32
+	}
+	return tf, float64(t.minDL)
+}
+
+// held16 is n held at most at math.MaxUint16.
+func held16(n int32) uint16 { return uint16(min(n, math.MaxUint16)) }
 
 // bigTF marks, in tfOf, a term frequency too large for a byte: the exact
 // count is in index.bigTF.
@@ -44,21 +156,62 @@ func tfKey(id uint32, s int32) uint64 { return uint64(id)<<32 | uint64(uint32(s)
 // termBytes returns term id's bytes, which alias the arena: valid until
 // the next term is added.
 func (ix *index) termBytes(id uint32) []byte {
-	t := &ix.terms[id]
-	return ix.arena[t.at : t.at+t.size : t.at+t.size]
+	t := ix.info(id)
+	return ix.arena.bytes(t.at, t.size)
 }
+
+// info returns term id's record.
+func (ix *index) info(id uint32) *termInfo { return ix.terms.at(id) }
 
 // term returns term id as a string ("" once it is forgotten).
 func (ix *index) term(id uint32) string { return string(ix.termBytes(id)) }
+
+// The table from a term's hash to its id is cut into buckets, each an
+// open-addressing table with linear probing, chosen by the hash's top
+// bits through a directory (extendible hashing): a bucket that is full
+// doubles up to bucketLen, then splits in two, so the table grows a
+// bucket at a time rather than by a copy of it all at twice its size,
+// which on a load of new words allocated twice what the table ends up
+// holding.
+
+// bucketLen is the most places a bucket has.
+const bucketLen = 1 << 12
+
+// bucket is one part of the table: term ids plus one, 0 free, at most
+// half full; depth is how many of a hash's top bits its terms share.
+type bucket struct {
+	places []uint32
+	n      int
+	depth  uint8
+}
+
+// termTable is the vocabulary's table: dir holds, by the top depth bits
+// of a term's hash, the bucket (in buckets) that has it.
+type termTable struct {
+	dir     []int32
+	buckets []bucket
+	depth   uint8
+}
+
+// hash is term's hash.
+func (ix *index) hash(term []byte) uint64 { return maphash.Bytes(ix.seed, term) }
+
+// at is where in the directory a hash's bucket is: its top depth bits.
+func (tt *termTable) at(h uint64) uint64 { return h >> (64 - uint(tt.depth)) }
+
+// bucketOf returns the bucket a hash belongs in.
+func (tt *termTable) bucketOf(h uint64) *bucket { return &tt.buckets[tt.dir[tt.at(h)]] }
 
 // lookup returns the id of term, if the vocabulary holds it.
 func (ix *index) lookup(term []byte) (uint32, bool) {
 	if ix.nterms == 0 {
 		return 0, false
 	}
-	mask := len(ix.table) - 1
-	for i := ix.home(term); ; i = (i + 1) & mask {
-		e := ix.table[i]
+	h := ix.hash(term)
+	b := ix.table.bucketOf(h)
+	mask := len(b.places) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		e := b.places[i]
 		if e == 0 {
 			return 0, false
 		}
@@ -68,49 +221,106 @@ func (ix *index) lookup(term []byte) (uint32, bool) {
 	}
 }
 
-// home is term's first place in the table.
-func (ix *index) home(term []byte) int {
-	return int(maphash.Bytes(ix.seed, term) & uint64(len(ix.table)-1))
-}
-
 // intern returns the term's id, adding it to the vocabulary if new.
 func (ix *index) intern(term []byte) uint32 {
 	if id, ok := ix.lookup(term); ok {
 		return id
 	}
-	if 2*(ix.nterms+1) > len(ix.table) {
-		ix.rehash(max(16, 2*len(ix.table)))
-	}
-	id := uint32(len(ix.terms))
-	at := len(ix.arena)
-	if at+len(term) > cap(ix.arena) {
-		// Doubling, as for the records (see doubled).
-		ix.arena = slices.Grow(ix.arena, max(at, len(term), 256))
-	}
-	ix.arena = append(ix.arena, term...)
-	ix.terms = append(doubled(ix.terms), termInfo{at: uint32(at), size: uint32(len(term))})
-	ix.place(id)
+	id := uint32(ix.terms.n)
+	ix.terms.push(termInfo{at: ix.arena.add(term), size: uint32(len(term))})
+	ix.place(id, ix.hash(term))
 	ix.nterms++
 	return id
 }
 
-// place puts term id in the first free place from its home.
-func (ix *index) place(id uint32) {
-	mask := len(ix.table) - 1
-	i := ix.home(ix.termBytes(id))
-	for ix.table[i] != 0 {
-		i = (i + 1) & mask
+// place puts term id, whose hash is h, in the first free place from its
+// home in its bucket, making room first if the bucket is full.
+func (ix *index) place(id uint32, h uint64) {
+	tt := &ix.table
+	if len(tt.buckets) == 0 {
+		tt.buckets = []bucket{{places: make([]uint32, 16)}}
+		tt.dir = []int32{0}
 	}
-	ix.table[i] = id + 1
+	b := tt.bucketOf(h)
+	for 2*(b.n+1) > len(b.places) {
+		if len(b.places) < bucketLen {
+			ix.regrowBucket(b)
+		} else {
+			ix.split(tt.at(h))
+		}
+		b = tt.bucketOf(h)
+	}
+	b.put(id, h)
 }
 
-// rehash lays the table out again at size n, a power of two.
-func (ix *index) rehash(n int) {
-	ix.table = make([]uint32, n)
-	for id := range ix.terms {
-		if ix.terms[id].size > 0 {
-			ix.place(uint32(id))
+// put puts term id, whose hash is h, in b, which has room.
+func (b *bucket) put(id uint32, h uint64) {
+	mask := len(b.places) - 1
+	i := int(h) & mask
+	for b.places[i] != 0 {
+		i = (i + 1) & mask
+	}
+	b.places[i] = id + 1
+	b.n++
+}
+
+// regrowBucket lays bucket b out again at twice its size.
+func (ix *index) regrowBucket(b *bucket) {
+	old := b.places
+	b.places, b.n = make([]uint32, 2*len(old)), 0
+	for _, e := range old {
+		if e != 0 {
+			b.put(e-1, ix.hash(ix.termBytes(e-1)))
 		}
+	}
+}
+
+// split moves the terms of the bucket at directory entry at whose next
+// hash bit is set to a new bucket, doubling the directory first if the
+// bucket's terms share all its bits.
+func (ix *index) split(at uint64) {
+	tt := &ix.table
+	k := tt.dir[at]
+	if tt.buckets[k].depth == tt.depth {
+		dir := make([]int32, 2*len(tt.dir))
+		for i := range dir {
+			dir[i] = tt.dir[i>>1]
+		}
+		tt.dir = dir
+		tt.depth++
+		at <<= 1
+	}
+	// The bucket's entries are the run of those sharing its depth's top
+	// bits; the upper half of the run now leads to the new one.
+	width := uint(tt.depth - tt.buckets[k].depth)
+	from := at >> width << width
+	half := uint64(1) << (width - 1)
+	tt.buckets[k].depth++
+	c := int32(len(tt.buckets))
+	tt.buckets = append(tt.buckets, bucket{places: make([]uint32, bucketLen), depth: tt.buckets[k].depth})
+	for i := from + half; i < from+2*half; i++ {
+		tt.dir[i] = c
+	}
+	// Each term is taken out and put back, in the new bucket or in its
+	// own again, in place: from just after a free place and once around,
+	// every term still to be put back lies after every free place on its
+	// way from its home, so each is put where a lookup finds it.
+	b := &tt.buckets[k]
+	mask := len(b.places) - 1
+	start := 0
+	for b.places[start] != 0 {
+		start++ // the bucket is at most half full: there is a free place
+	}
+	for j := range len(b.places) {
+		i := (start + 1 + j) & mask
+		e := b.places[i]
+		if e == 0 {
+			continue
+		}
+		b.places[i] = 0
+		b.n--
+		h := ix.hash(ix.termBytes(e - 1))
+		tt.bucketOf(h).put(e-1, h)
 	}
 }
 
@@ -118,53 +328,53 @@ func (ix *index) rehash(n int) {
 // it that would otherwise be cut off from their homes (linear probing's
 // deletion, which leaves no tombstones).
 func (ix *index) unplace(id uint32) {
-	mask := len(ix.table) - 1
-	i := ix.home(ix.termBytes(id))
-	for ix.table[i] != id+1 {
+	b := ix.table.bucketOf(ix.hash(ix.termBytes(id)))
+	mask := len(b.places) - 1
+	home := func(e uint32) int { return int(ix.hash(ix.termBytes(e-1))) & mask }
+	i := home(id + 1)
+	for b.places[i] != id+1 {
 		i = (i + 1) & mask
 	}
-	for j := (i + 1) & mask; ix.table[j] != 0; j = (j + 1) & mask {
+	for j := (i + 1) & mask; b.places[j] != 0; j = (j + 1) & mask {
 		// The entry at j may fill the hole at i unless its home lies
 		// cyclically in (i, j].
-		if h := ix.home(ix.termBytes(ix.table[j] - 1)); (j-h)&mask >= (j-i)&mask {
-			ix.table[i] = ix.table[j]
+		if h := home(b.places[j]); (j-h)&mask >= (j-i)&mask {
+			b.places[i] = b.places[j]
 			i = j
 		}
 	}
-	ix.table[i] = 0
+	b.places[i] = 0
+	b.n--
 }
 
 // forget drops term id from the vocabulary; its id is never given again.
 func (ix *index) forget(id uint32) {
-	t := &ix.terms[id]
+	t := ix.info(id)
 	ix.unplace(id)
 	ix.nterms--
 	ix.deadBytes += int(t.size)
 	ix.deadPostings += int(t.room)
 	*t = termInfo{}
-	if ix.deadBytes > 4096 && 2*ix.deadBytes > len(ix.arena) {
+	if ix.deadBytes > 4096 && 2*ix.deadBytes > ix.arena.size {
 		ix.packArena()
 	}
 }
 
 // packArena copies the live terms' bytes to a new arena.
 func (ix *index) packArena() {
-	arena := make([]byte, 0, len(ix.arena)-ix.deadBytes)
-	for id := range ix.terms {
-		t := &ix.terms[id]
-		if t.size > 0 {
-			b := ix.termBytes(uint32(id))
-			t.at = uint32(len(arena))
-			arena = append(arena, b...)
+	var packed arena
+	for id := range uint32(ix.terms.n) {
+		if t := ix.info(id); t.size > 0 {
+			t.at = packed.add(ix.arena.bytes(t.at, t.size))
 		}
 	}
-	ix.arena, ix.deadBytes = arena, 0
+	ix.arena, ix.deadBytes = packed, 0
 }
 
 // list returns term id's postings: the slots holding it, ascending, and
 // beside each its term frequency as tfAt reads it. Both alias the index.
 func (ix *index) list(id uint32) ([]int32, []uint8) {
-	t := &ix.terms[id]
+	t := ix.info(id)
 	lo, hi := t.off, t.off+t.n
 	return ix.slotsOf[lo:hi:hi], ix.tfOf[lo:hi:hi]
 }
@@ -182,16 +392,11 @@ func (ix *index) tfAt(id uint32, s int32, b uint8) int32 {
 // highest but for one reused after a removal, which is inserted in place.
 func (ix *index) addPosting(id uint32, s int32, tf int32) {
 	if ix.bulk {
-		if len(ix.pending) == cap(ix.pending) {
-			// Doubling: a bulk build's list is long, and append would
-			// grow it by a quarter at a time.
-			ix.pending = slices.Grow(ix.pending, max(len(ix.pending), 1024))
+		if s != ix.pendingSlot {
+			ix.pending.push(textMark | uint64(uint32(s)))
+			ix.pendingSlot = s
 		}
-		if n := len(ix.pendingTexts); n == 0 || ix.pendingTexts[n-1].slot != s {
-			ix.pendingTexts = append(ix.pendingTexts, pendingText{slot: s})
-		}
-		ix.pending = append(ix.pending, uint64(id)<<32|uint64(uint32(tf)))
-		ix.pendingTexts[len(ix.pendingTexts)-1].end = len(ix.pending)
+		ix.pending.push(uint64(id)<<32 | uint64(uint32(tf)))
 		return
 	}
 	ix.post(id, s, tf)
@@ -199,7 +404,7 @@ func (ix *index) addPosting(id uint32, s int32, tf int32) {
 
 // post is addPosting outside a bulk build.
 func (ix *index) post(id uint32, s int32, tf int32) {
-	t := &ix.terms[id]
+	t := ix.info(id)
 	if t.n == t.room {
 		ix.regrow(id)
 	}
@@ -222,10 +427,8 @@ func (ix *index) post(id uint32, s int32, tf int32) {
 	} else {
 		tfs[i] = uint8(tf)
 	}
-	dl := ix.lens[s]
-	if t.n == 0 || tf > t.maxTF {
-		t.maxTF = max(t.maxTF, tf)
-	}
+	dl := held16(ix.lens[s])
+	t.maxTF = max(t.maxTF, held16(tf))
 	if t.n == 0 || dl < t.minDL {
 		t.minDL = dl
 	}
@@ -245,13 +448,13 @@ func (ix *index) removePosting(id uint32, s int32) bool {
 	}
 	copy(slots[i:], slots[i+1:])
 	copy(tfs[i:], tfs[i+1:])
-	t := &ix.terms[id]
+	t := ix.info(id)
 	t.n--
 	t.maxTF, t.minDL = 0, 0
 	slots, tfs = ix.list(id)
 	for j, sl := range slots {
-		t.maxTF = max(t.maxTF, ix.tfAt(id, sl, tfs[j]))
-		if dl := ix.lens[sl]; t.minDL == 0 || dl < t.minDL {
+		t.maxTF = max(t.maxTF, held16(ix.tfAt(id, sl, tfs[j])))
+		if dl := held16(ix.lens[sl]); t.minDL == 0 || dl < t.minDL {
 			t.minDL = dl
 		}
 	}
@@ -269,7 +472,7 @@ func (ix *index) removePosting(id uint32, s int32) bool {
 // postings once, happens at most once per len/72 postings added: every
 // posting added costs a bounded number of copies, whatever the order.
 func (ix *index) regrow(id uint32) {
-	t := &ix.terms[id]
+	t := ix.info(id)
 	room := t.room + t.room/4 + 2
 	if t.off+t.room == uint32(len(ix.slotsOf)) {
 		ix.extend(int(room - t.room))
@@ -295,45 +498,62 @@ func (ix *index) extend(n int) {
 	ix.tfOf = slices.Grow(ix.tfOf, n)[:len(ix.tfOf)+n]
 }
 
-// pendingText is a text whose postings a bulk build has yet to lay out:
-// its slot, and where its postings end in index.pending.
-type pendingText struct {
-	slot int32
-	end  int
-}
+// textMark marks, in index.pending, where a text's postings start: its
+// slot is in the low 32 bits, where a posting has its count (no term has
+// the id a mark has in the high ones).
+const textMark = uint64(noTerm) << 32
 
 // startBulk is called before many texts are added at once (a load): their
 // postings wait in a list until endBulk, which counts them by term and
 // lays every run out once with room for them. Appending them one by one
 // would move the runs of common terms again and again, and a load would
-// allocate many times what it builds. The texts are at most texts, and
-// hold about hint postings, so the lists are allocated once at the size
-// they need.
+// allocate many times what it builds. The texts are at most texts, so
+// their records and their keys' table are allocated once at the size they
+// need; the postings, about hint of them, wait in pages, which grow
+// without copying, the first one sized for them.
 func (ix *index) startBulk(texts, hint int) {
+	ix.slots = slices.Grow(ix.slots, texts)
+	ix.lens = slices.Grow(ix.lens, texts)
+	ix.owner = slices.Grow(ix.owner, texts)
+	if n := 2 * (ix.keyed + texts); n > len(ix.byKey) {
+		ix.rekey(1 << mbits.Len(uint(n-1)))
+	}
 	ix.bulk = true
-	ix.pending = make([]uint64, 0, max(hint, 1024))
-	ix.pendingTexts = make([]pendingText, 0, texts)
+	ix.pending.reserve(hint + texts)
+	ix.pendingSlot = -1
 }
 
 // endBulk lays out the postings added since startBulk.
 func (ix *index) endBulk() {
 	ix.bulk = false
-	if len(ix.pending) == 0 {
+	if ix.pending.n == 0 {
 		return
 	}
-	need := make([]uint32, len(ix.terms))
-	for _, p := range ix.pending {
-		need[p>>32]++
+	// Every run is laid out anew, so until then a term's room counts the
+	// postings waiting for it, rather than a list of counts beside the
+	// records.
+	for id := range uint32(ix.terms.n) {
+		ix.info(id).room = 0
 	}
-	ix.layOut(-1, func(j uint32, t *termInfo) uint32 { return packedRoom(t.n + need[j]) })
-	from := 0
-	for _, t := range ix.pendingTexts {
-		for _, p := range ix.pending[from:t.end] {
-			ix.post(uint32(p>>32), t.slot, int32(uint32(p)))
+	for _, pg := range ix.pending.pages {
+		for _, p := range pg {
+			if p&textMark != textMark {
+				ix.info(uint32(p>>32)).room++
+			}
 		}
-		from = t.end
 	}
-	ix.pending, ix.pendingTexts = nil, nil
+	ix.layOut(-1, func(_ uint32, t *termInfo) uint32 { return packedRoom(t.n + t.room) })
+	var s int32
+	for _, pg := range ix.pending.pages {
+		for _, p := range pg {
+			if p&textMark == textMark {
+				s = int32(uint32(p))
+				continue
+			}
+			ix.post(uint32(p>>32), s, int32(uint32(p)))
+		}
+	}
+	ix.pending = paged[uint64]{}
 }
 
 // packPostings copies every run to new arrays, each with room for an
@@ -353,14 +573,14 @@ func (ix *index) packPostings(id uint32, room uint32) {
 // last is -1).
 func (ix *index) layOut(last int64, room func(id uint32, t *termInfo) uint32) {
 	size := 0
-	for j := range ix.terms {
-		if t := &ix.terms[j]; t.size > 0 {
-			size += int(room(uint32(j), t))
+	for j := range uint32(ix.terms.n) {
+		if t := ix.info(j); t.size > 0 {
+			size += int(room(j, t))
 		}
 	}
 	slots, tfs := make([]int32, 0, size), make([]uint8, 0, size)
 	move := func(j uint32) {
-		t := &ix.terms[j]
+		t := ix.info(j)
 		r := room(j, t)
 		lo, hi := t.off, t.off+t.n
 		t.off = uint32(len(slots))
@@ -369,9 +589,9 @@ func (ix *index) layOut(last int64, room func(id uint32, t *termInfo) uint32) {
 		slots, tfs = slots[:len(slots)+int(r-t.n)], tfs[:len(tfs)+int(r-t.n)]
 		t.room = r
 	}
-	for j := range ix.terms {
-		if int64(j) != last && ix.terms[j].size > 0 {
-			move(uint32(j))
+	for j := range uint32(ix.terms.n) {
+		if int64(j) != last && ix.info(j).size > 0 {
+			move(j)
 		}
 	}
 	if last >= 0 {
