@@ -144,14 +144,6 @@ func vocabulary(ix *index) []string {
 	return out
 }
 
-func boolSet[K comparable](seq func(func(K) bool)) map[K]bool {
-	out := map[K]bool{}
-	for k := range seq {
-		out[k] = true
-	}
-	return out
-}
-
 // cacheMemory has 40 turns, ten on each of four topics, one stretch per
 // topic; the fourth is the open one. The budget holds one stretch.
 func cacheMemory(t *testing.T) *Memory {
