@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // A long conversation restored from a store spends most of its load on work
@@ -81,6 +82,10 @@ func (m *state) prepareStored(turns []Turn) *prepared {
 		return nil
 	}
 	m.turns = slices.Grow(m.turns, len(turns))
+	if m.zones == nil {
+		// setTime makes the table on first use; its workers must share one.
+		m.zones = &turnZones{of: map[*time.Location]uint16{}}
+	}
 	p := &prepared{turns: m.turns[len(m.turns) : len(m.turns)+len(turns)], bad: len(turns)}
 	var mu sync.Mutex
 	inParallel(len(turns), w, 64, func(_, lo, hi int) {

@@ -385,7 +385,8 @@ type Options struct {
 	// (0 to 1) under CompareCoverage, CompareGain and CompareHeaviestTerm;
 	// the Retriever's score with one. Zero admits an item only when it
 	// outscores what it is compared against; a negative margin asks more
-	// of it, and +Inf admits every item that matches the query at all.
+	// of it, and +Inf admits every item that matches the query at all,
+	// but for those CompareEither holds back as Covered (Admission.Covered).
 	ExternalMargin float64
 
 	// ExternalCompare is what an outside item is compared against; the

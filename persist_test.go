@@ -1190,3 +1190,29 @@ func mutateSelection(rng *rand.Rand, sel map[string]any, n int) {
 			"keys": []any{float64(rng.IntN(n))}, "ends": []any{float64(rng.IntN(n + 1))}})
 	}
 }
+
+// TestApplyOfManyZonesKeepsEachTurnsTime: turns derived on several
+// goroutines share one table of locations, so each turn comes back at its
+// own offset (with each turn in a zone of its own, workers once raced to
+// make the table and a turn could come back in another turn's zone).
+func TestApplyOfManyZonesKeepsEachTurnsTime(t *testing.T) {
+	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	turns := make([]Turn, 4000)
+	for i := range turns {
+		zone := time.FixedZone(fmt.Sprintf("z%d", i), (i%1400-700)*60)
+		turns[i] = Turn{Role: User, Text: fmt.Sprintf("turn %d", i), Time: base.Add(time.Duration(i) * time.Minute).In(zone)}
+		if i%2 == 1 {
+			turns[i].Role = Assistant
+		}
+	}
+	m := New(Options{})
+	require.NoError(t, m.Apply(Changes{Turns: turns}))
+	for i, want := range turns {
+		got, err := m.Turn(i)
+		require.NoError(t, err)
+		_, off := got.Time.Zone()
+		_, wantOff := want.Time.Zone()
+		require.Equal(t, wantOff, off, "turn %d's offset", i)
+		require.True(t, want.Time.Equal(got.Time), "turn %d's instant", i)
+	}
+}
