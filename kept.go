@@ -281,14 +281,21 @@ func (m *state) missing(rk *ranking, sel *kept, picked []int) []int {
 }
 
 // floor is the least score a stretch must have to be worth a place in the
-// context, and so an uncached read, for the query: the share
-// Stability of the query's weight (see query.ceiling), the score of a
-// stretch that holds every word of the query; for a Retriever, whose
-// scores have no such scale, that share of the best stretch's score.
+// context, and so an uncached read, for the query: what a stretch drawn at
+// random scores for it at least (see query.chance; a stretch's score adds a
+// share of its neighbour's, and a random stretch's neighbour scores so
+// too), and beyond that the share
+// Stability of the rest of the query's weight, up to the score of a
+// stretch that holds every word of the query (see query.ceiling). A match
+// any stretch could make tells nothing: a query of words said everywhere
+// (a greeting, a name) needs more of them matched to be worth a recall. For
+// a Retriever, whose scores have no such scale, the floor is that share of
+// the best stretch's score.
 func (m *state) floor(rk *ranking, picked []int) float64 {
 	share := max(m.opt.Stability, 0)
 	if rk.q != nil {
-		return share * rk.q.ceiling()
+		chance := rk.q.chance() * (1 + m.tune.neighbour)
+		return chance + share*(rk.q.ceiling()-chance)
 	}
 	if len(picked) == 0 {
 		return 0

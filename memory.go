@@ -35,8 +35,9 @@
 //     to Result.StableUpto repeats byte for byte on the next call, so the
 //     provider's prompt cache holds. When a query finds that the context
 //     lacks stretches a rebuild would show for it, those that match enough
-//     of the query to be worth their place (a share Options.Stability of
-//     its weight) are recalled, best first, in a memory part past the
+//     of the query to be worth their place (beyond what any stretch
+//     matches by chance, a share Options.Stability of the rest of its
+//     weight) are recalled, best first, in a memory part past the
 //     breakpoint, for that call alone (Result.Recalled): one query's needs
 //     cost one uncached read, not a cache write and a cached read on every
 //     call after. When they do not all fit beside the log, or the log would
@@ -223,12 +224,13 @@ const (
 	// DefaultChunk is the size at which a stretch closes, in characters.
 	DefaultChunk = 1000
 	// DefaultStability recalls past a kept context the stretches a
-	// rebuild would show that match at least 0.2 of the query's weight
-	// (see Options.Stability): the value leave-one-conversation-out on the
-	// LoCoMo dev conversations chooses, in six folds of seven, as the best
-	// recall on the live chat with questions among the settings whose bill
-	// stays within 0.30× plain RAG's (the README's measured section).
-	DefaultStability = 0.2
+	// rebuild would show that match, beyond what any stretch matches by
+	// chance, at least 0.15 of the rest of the query's weight (see
+	// Options.Stability): the value leave-one-conversation-out on the
+	// LoCoMo dev conversations chooses, in every fold, as the best recall
+	// on the live chat with questions among the settings whose bill stays
+	// within 0.30× plain RAG's (the README's measured section).
+	DefaultStability = 0.15
 )
 
 // tuning is every number behind the rules that is a choice rather than a
@@ -331,8 +333,9 @@ type Options struct {
 
 	// Stability says how readily a kept context is left as it is. Of the
 	// stretches a rebuild would show for a new query, those the context
-	// lacks that match at least the share Stability of the query's weight
-	// are recalled past it, best first, for that call (see Recall). So the
+	// lacks that match, beyond what a stretch drawn at random matches, at
+	// least the share Stability of the rest of the query's weight are
+	// recalled past it, best first, for that call (see Recall). So the
 	// kept context stays still, and a query gets what it needs when that is
 	// worth its place. Zero means DefaultStability; values in
 	// (0, 1] are stickier as they grow (1 recalls only a stretch that holds

@@ -91,6 +91,38 @@ func TestChangeOfSubjectRecallsPastTheLogOrRebuildsWhenRecallIsOff(t *testing.T)
 	}
 }
 
+func TestSmallTalkThatEveryStretchMatchesRecallsNothing(t *testing.T) {
+	t.Parallel()
+	// Each sitting opens with the same greeting: a stretch matches it no
+	// better than one drawn at random, so it is not worth a recall, while
+	// a query that also names a subject recalls that subject's stretch.
+	topics := []string{"deploy", "garden", "travel", "music", "cooking", "pricing"}
+	m := New(Options{Budget: 1500, Stability: 0.15})
+	day := time.Date(2023, time.May, 8, 13, 56, 0, 0, time.UTC)
+	var bounds []int
+	for k, topic := range topics {
+		bounds = append(bounds, m.Len())
+		for i := range 6 {
+			text := topicTurn(topic, i)
+			if i == 0 {
+				text = "thanks sam, good to hear from you"
+			}
+			mustAppendAt(t, m, roleOf(m.Len()), text, day.AddDate(0, 0, k).Add(time.Duration(i)*time.Minute))
+		}
+	}
+	setBounds(m, bounds)
+	first := compose(t, m, "the greenhouse tomatoes and compost")
+	require.NotContains(t, first.Included, bounds[4], "the cooking stretch is not in the block")
+
+	r := compose(t, m, "thanks sam, good to hear from you")
+	assert.False(t, r.Reselected())
+	assert.Empty(t, r.Recalled, "the greeting every stretch says recalls nothing")
+	prefixHeld(t, first, r, "the log is kept")
+
+	r = compose(t, m, "thanks sam, how is the sourdough starter?")
+	assert.Equal(t, []int{bounds[4]}, r.Recalled, "the subject it names is recalled")
+}
+
 func TestBudgetOverflowReselectsAsTurnsAccumulate(t *testing.T) {
 	t.Parallel()
 	// Stability 1: nothing but the budget may force a rebuild.
