@@ -124,8 +124,9 @@ import (
 //     with no verb that says, the nearer one when it is at least one and a
 //     half times nearer, else both, so a day reads one way however it is
 //     spelled and whoever says it. A lone "noted" or "confirmed" says nothing
-//     of the day's tense, nor does a past verb before "for" ("booked for 3
-//     March"). A date that carries its year is already whole and gets no
+//     of the day's tense, nor does a past verb before "for" or "about"
+//     ("booked for 3 March", "told them about 3 March"): it tells when the
+//     booking or the telling was. A date that carries its year is already whole and gets no
 //     note.
 //   - numeric dates: ISO 8601 (2023-05-20) always; a day and month with a
 //     slash and a year (20/5/2023, 5/20/23) with the order read from the
