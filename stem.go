@@ -18,9 +18,10 @@ import (
 // guessed from its stop words); when a text does not say which (a terse
 // query, a short reply), each word is indexed under the stem of every
 // language it could be in, so the same word meets itself whatever the guess.
-// (The built-in BM25 also searches a question's German compound as its two
-// parts where the memory knows both, so "Zahnarzt" finds "beim Arzt"; Terms
-// gives the compound whole.)
+// (The built-in BM25 also searches a German question's words against the
+// memory's compounds, split where its own vocabulary knows the parts:
+// "Zahnarzt" finds "beim Arzt", "Arzt" finds "beim Zahnarzt", "Großeltern"
+// finds "mein Großvater". Terms gives a compound whole, as it is indexed.)
 // Cyrillic words take a light Russian stem. Chinese, Japanese and Korean,
 // which do not separate words with spaces, are indexed as overlapping pairs
 // of characters within a run of one script, a run of one character as
@@ -55,6 +56,14 @@ type tokenizer struct {
 	scratch []byte      // a word copied for one of several stems
 	done    []byte      // the stems of one word handed out so far
 	cjk     cjkRun
+
+	// A query's German words and the memory's compounds related to them
+	// (see relatedCompounds), kept for their capacity, and, in the index's
+	// own tokenizer, its vocabulary ordered for that search.
+	qwords    []queryWord
+	qbuf      []byte
+	qfound    []uint32
+	compounds compoundIndex
 }
 
 // hitWeight is what a stop word adds to its languages' counts, shared among
