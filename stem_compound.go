@@ -62,15 +62,44 @@ var links = [...]string{"", "s", "es", "n", "en", "e", "er"}
 // and, when the query may be German, the memory's compounds that share a
 // part with one of its words (see relatedCompounds).
 func (ix *index) eachQueryTerm(text string, fn func(term []byte)) {
-	ix.tk.each(text, func(term []byte) {
+	ix.tk.eachIn(text, ix.spoken, func(term []byte) {
 		fn(term)
-		if ix.tk.candidates()&(langSet(1)<<german) != 0 {
+		if ix.tk.cand&(langSet(1)<<german) != 0 {
 			compoundParts(term, ix.known, fn)
 		}
 	})
-	if ix.tk.candidates()&(langSet(1)<<german) != 0 {
+	if ix.tk.cand&(langSet(1)<<german) != 0 {
 		ix.relatedCompounds(fn)
 	}
+}
+
+// spoken narrows the languages of a query with no stop words to tell its
+// language by to those whose stems of its words the memory's vocabulary
+// holds most of: the memory's own turns are the evidence. All of them
+// when it holds none.
+func (ix *index) spoken(tk *tokenizer) langSet {
+	var n [latinLangs]int
+	for _, w := range tk.words {
+		if w.kind != latinWord {
+			continue
+		}
+		for l := range latinLangs {
+			tk.scratch = append(tk.scratch[:0], tk.arena[w.start:w.end]...)
+			if ix.known(stemmers[l](tk.scratch)) {
+				n[l]++
+			}
+		}
+	}
+	best, set := 0, allLatin
+	for l := range latinLangs {
+		switch {
+		case n[l] > best:
+			best, set = n[l], langSet(1)<<l
+		case n[l] == best && best > 0:
+			set |= langSet(1) << l
+		}
+	}
+	return set
 }
 
 // known reports whether the memory's vocabulary holds term.
@@ -131,7 +160,7 @@ func (q *queryWord) parts(known func([]byte) bool) {
 // (see the file's comment).
 func (ix *index) relatedCompounds(fn func([]byte)) {
 	tk := &ix.tk
-	cand := tk.candidates()
+	cand := tk.cand
 	words := tk.qwords[:0]
 	buf := tk.qbuf[:0]
 	for _, w := range tk.words {

@@ -363,3 +363,26 @@ func TestRelatedCompoundsFindWhatAScanOfTheVocabularyFinds(t *testing.T) {
 		}
 	}
 }
+
+// TestAShortQuestionIsStemmedInTheLanguagesOfTheMemorysOwnTurns: a question
+// with no stop words to tell its language by takes the stems of the
+// language whose stems of its words the memory holds, and every language's
+// in a memory that holds none of them.
+func TestAShortQuestionIsStemmedInTheLanguagesOfTheMemorysOwnTurns(t *testing.T) {
+	termsOf := func(ix *index, q string) []string {
+		var out []string
+		ix.eachQueryTerm(q, func(term []byte) { out = append(out, string(term)) })
+		return out
+	}
+	german := newIndex()
+	german.encode(nil, "Die Schnecken haben im Garten alle Tomaten gefressen.")
+	assert.Equal(t, []string{"gart"}, termsOf(german, "Gartens?"), "a German memory: the German stem")
+
+	english := newIndex()
+	english.encode(nil, "I planted roses in the gardens of the castle.")
+	assert.Equal(t, []string{"garden"}, termsOf(english, "gardens"), "an English memory: the English stem")
+
+	none := newIndex()
+	none.encode(nil, "Nothing about plants here.")
+	assert.Equal(t, Terms("Gartens"), termsOf(none, "Gartens"), "no evidence: every language's stem, as Terms gives them")
+}
