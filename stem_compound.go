@@ -23,11 +23,11 @@ import (
 //   - a word of the query is also searched as the memory's compounds it is
 //     the head or the modifier of ("Arzt" finds "beim Zahnarzt", "Zahn"
 //     finds "die Zahnbürste");
-//   - a compound in the query is also searched as the memory's compounds that
-//     share a part with it, a part the vocabulary knows as a word of its own
-//     ("Großeltern" finds "mein Großvater" where the memory says "groß"), or
-//     a modifier of five letters or more that opens both ("Kinderarzt" and
-//     "Kindergarten" share "kinder").
+//   - a compound in the query the memory never says is also searched as the
+//     memory's compounds that share a part with it, a part the vocabulary
+//     knows as a word of its own ("Großeltern" finds "mein Großvater" where
+//     the memory says "groß"), or a modifier of five letters or more that
+//     opens both ("Kinderarzt" and "Kindergarten" share "kinder").
 //
 // Each compound found is searched as itself, so it weighs what it weighs in
 // BM25 when a query names it. Parts are held to the shapes of words: a
@@ -138,13 +138,19 @@ func compoundParts(term []byte, known func([]byte) bool, fn func([]byte)) {
 // the vocabulary knows as words of their own.
 type queryWord struct {
 	stem  []byte
+	said  bool     // the vocabulary holds the word itself
 	mods  [][]byte // known modifiers it opens with
 	heads [][]byte // known heads it ends with
 }
 
-// parts finds the modifiers and heads of q that known knows.
+// parts finds the modifiers and heads of q that known knows, when it does
+// not know q itself: a word the memory says as it is needs no compound that
+// shares a part with it, only its own compounds.
 func (q *queryWord) parts(known func([]byte) bool) {
 	q.mods, q.heads = q.mods[:0], q.heads[:0]
+	if q.said = known(q.stem); q.said {
+		return
+	}
 	for p := minModifier; p <= len(q.stem)-minRest; p++ {
 		if mod := q.stem[:p]; p >= minKnownModifier && modifierShape(mod) && restOf(q.stem[p:], minRest) && known(mod) {
 			q.mods = append(q.mods, mod)
@@ -204,7 +210,7 @@ func (ix *index) relatedCompounds(fn func([]byte)) {
 		for _, h := range q.heads {
 			c.visit(ix, h, true, visit)
 		}
-		if len(q.stem) >= minShared {
+		if len(q.stem) >= minShared && !q.said {
 			c.visit(ix, q.stem[:minShared], false, visit)
 		}
 		for _, id := range c.tail {
@@ -341,6 +347,9 @@ func related(q *queryWord, v []byte) bool {
 		if bytes.HasSuffix(v, h) && modifierOf(v[:len(v)-len(h)]) {
 			return true // "arzt" in "kinderarzt" and "zahnarzt"
 		}
+	}
+	if q.said {
+		return false
 	}
 	n := 0
 	for n < len(s) && n < len(v) && s[n] == v[n] {

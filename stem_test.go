@@ -291,7 +291,7 @@ func TestCompoundPartsSplitWhereTheVocabularyKnowsBoth(t *testing.T) {
 }
 
 func TestRelatedCompoundsShareAPartTheVocabularyKnowsOrALongModifier(t *testing.T) {
-	vocab := []string{"gross", "arzt", "zahn"}
+	vocab := []string{"gross", "arzt", "zahn", "grossvat"}
 	known := func(w []byte) bool { return slices.Contains(vocab, string(w)) }
 	for _, c := range []struct {
 		name, query, term string
@@ -312,6 +312,7 @@ func TestRelatedCompoundsShareAPartTheVocabularyKnowsOrALongModifier(t *testing.
 		{"a short term is no compound", "arzt", "arzte", false},
 		{"a verb prefix shared is no modifier", "geschenk", "geschicht", false},
 		{"digits are no compound", "arzt", "2024arzt", false},
+		{"a compound the memory says shares no part beyond its own", "grossvat", "grosselt", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q := queryWord{stem: []byte(c.query)}
