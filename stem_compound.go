@@ -210,7 +210,7 @@ func (ix *index) relatedCompounds(fn func([]byte)) {
 		for _, h := range q.heads {
 			c.visit(ix, h, true, visit)
 		}
-		if len(q.stem) >= minShared && !q.said {
+		if len(q.stem) >= minShared+minRest && !q.said {
 			c.visit(ix, q.stem[:minShared], false, visit)
 		}
 		for _, id := range c.tail {

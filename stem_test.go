@@ -387,3 +387,40 @@ func TestAShortQuestionIsStemmedInTheLanguagesOfTheMemorysOwnTurns(t *testing.T)
 	none.encode(nil, "Nothing about plants here.")
 	assert.Equal(t, Terms("Gartens"), termsOf(none, "Gartens"), "no evidence: every language's stem, as Terms gives them")
 }
+
+// BenchmarkCompoundSearch reads a short German question and a long one
+// against a vocabulary of 50,000 terms: the compound search's binary
+// searches and its lookups of a word's parts.
+func BenchmarkCompoundSearch(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	word := func() string {
+		w := make([]byte, 4+r.IntN(10))
+		for k := range w {
+			w[k] = byte('a' + r.IntN(26))
+		}
+		return string(w)
+	}
+	ix := newIndex()
+	for range 50_000 {
+		ix.intern([]byte(word()))
+	}
+	long := make([]string, 0, 120)
+	for i := range 100 {
+		long = append(long, word())
+		if i%5 == 0 {
+			long = append(long, "und die")
+		}
+	}
+	for _, c := range []struct{ name, query string }{
+		{"short", "Großeltern?"},
+		{"sentence", "Was hat der Zahnarzt über meine Großeltern gesagt?"},
+		{"long", strings.Join(long, " ")},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				ix.eachQueryTerm(c.query, func([]byte) {})
+			}
+		})
+	}
+}
