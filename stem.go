@@ -18,9 +18,13 @@ import (
 // guessed from its stop words); when a text does not say which (a terse
 // query, a short reply), each word is indexed under the stem of every
 // language it could be in, so the same word meets itself whatever the guess.
-// (The built-in BM25 also searches a question's German compound as its two
-// parts where the memory knows both, so "Zahnarzt" finds "beim Arzt"; Terms
-// gives the compound whole.)
+// (The built-in BM25 reads a question against the memory: a question with
+// no stop words takes the stems of the languages whose stems of its words
+// the memory's vocabulary holds most of, every language's when it holds
+// none; and a German question's words are also searched as the memory's
+// compounds, split where its own vocabulary knows the parts: "Zahnarzt"
+// finds "beim Arzt", "Arzt" finds "beim Zahnarzt", "Großeltern" finds "mein
+// Großvater". Terms gives a compound whole, as it is indexed.)
 // Cyrillic words take a light Russian stem. Chinese, Japanese and Korean,
 // which do not separate words with spaces, are indexed as overlapping pairs
 // of characters within a run of one script, a run of one character as
@@ -45,8 +49,10 @@ func Terms(text string) []string {
 //
 // A text is read in two passes: the first folds its words into arena and
 // counts the stop words of each language, the second stems each word by the
-// language that count points to. Only the text itself decides its terms, so
-// a turn, a query and a re-encoded stretch tokenize alike.
+// language that count points to. Only the text itself decides the terms it
+// is indexed under, so a turn and a re-encoded stretch tokenize alike
+// whatever was said before them; a query's are narrowed by the memory it
+// searches (see eachIn and spoken).
 type tokenizer struct {
 	arena   []byte // the text's words, folded, end to end
 	words   []word
@@ -55,6 +61,15 @@ type tokenizer struct {
 	scratch []byte      // a word copied for one of several stems
 	done    []byte      // the stems of one word handed out so far
 	cjk     cjkRun
+
+	// A query's German words and the memory's compounds related to them
+	// (see relatedCompounds), kept for their capacity, and, in the index's
+	// own tokenizer, its vocabulary ordered for that search.
+	cand      langSet // the languages the last text was stemmed in
+	qwords    []queryWord
+	qbuf      []byte
+	qfound    []uint32
+	compounds compoundIndex
 }
 
 // hitWeight is what a stop word adds to its languages' counts, shared among
@@ -78,9 +93,17 @@ const (
 )
 
 // each hands fn the terms of text, in order.
-func (tk *tokenizer) each(text string, fn func(term []byte)) {
+func (tk *tokenizer) each(text string, fn func(term []byte)) { tk.eachIn(text, nil, fn) }
+
+// eachIn is each, with the languages a text without stop words is stemmed
+// in narrowed by narrow when it is given.
+func (tk *tokenizer) eachIn(text string, narrow func(tk *tokenizer) langSet, fn func(term []byte)) {
 	tk.read(text)
 	cand := tk.candidates()
+	if cand == allLatin && narrow != nil {
+		cand = narrow(tk)
+	}
+	tk.cand = cand
 	for _, w := range tk.words {
 		term := tk.arena[w.start:w.end]
 		switch {

@@ -1,6 +1,7 @@
 package byheart
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -286,5 +287,140 @@ func TestCompoundPartsSplitWhereTheVocabularyKnowsBoth(t *testing.T) {
 		var got []string
 		compoundParts([]byte(c.term), known, func(p []byte) { got = append(got, string(p)) })
 		assert.Equal(t, c.want, got, c.term)
+	}
+}
+
+func TestRelatedCompoundsShareAPartTheVocabularyKnowsOrALongModifier(t *testing.T) {
+	vocab := []string{"gross", "arzt", "zahn", "grossvat"}
+	known := func(w []byte) bool { return slices.Contains(vocab, string(w)) }
+	for _, c := range []struct {
+		name, query, term string
+		want              bool
+	}{
+		{"the question's word is the turn's head", "arzt", "zahnarzt", true},
+		{"the question's word is the turn's modifier", "zahn", "zahnburst", true},
+		{"a linking element before the head", "kuch", "geburtstagskuch", true},
+		{"a known modifier opens both", "grosselt", "grossvat", true},
+		{"a known head ends both", "kinderarzt", "zahnarzt", true},
+		{"an unknown modifier of five letters opens both", "kindergart", "kinderarzt", true},
+		{"an unknown modifier of four letters is too short to tell", "hochzeit", "hochhaus", false},
+		{"a prefix of derived words is no modifier", "band", "verband", false},
+		{"a separable prefix is no modifier", "gang", "ausgang", false},
+		{"a suffix of derived words is no head", "freiheit", "gesundheit", false},
+		{"a rest too short to be a head", "auto", "autor", false},
+		{"the same term is not related to itself", "zahnarzt", "zahnarzt", false},
+		{"a short term is no compound", "arzt", "arzte", false},
+		{"a verb prefix shared is no modifier", "geschenk", "geschicht", false},
+		{"digits are no compound", "arzt", "2024arzt", false},
+		{"a compound the memory says shares no part beyond its own", "grossvat", "grosselt", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q := queryWord{stem: []byte(c.query)}
+			q.parts(known)
+			assert.Equal(t, c.want, related(&q, []byte(c.term)))
+		})
+	}
+}
+
+// TestRelatedCompoundsFindWhatAScanOfTheVocabularyFinds holds the ordered
+// vocabulary to a scan of every term, while terms are added and forgotten
+// across its merges.
+func TestRelatedCompoundsFindWhatAScanOfTheVocabularyFinds(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 30))
+	parts := []string{"zahn", "arzt", "kinder", "gross", "vat", "elt", "haus", "tur", "garten", "schul", "bus", "auto",
+		"schlussel", "ver", "aus", "heit", "kuch", "geburtstag", "s", "en", "weg", "bahn", "hof", "stadt"}
+	ix := newIndex()
+	queries := []string{"Arzt", "Zahn", "Großeltern", "Kinderarzt", "Kindergarten", "Schulbus", "Haus", "Autobahn"}
+	for round := range 12 {
+		for range 150 {
+			w := ""
+			for range 1 + r.IntN(3) {
+				w += parts[r.IntN(len(parts))]
+			}
+			ix.intern([]byte(w))
+		}
+		if round%3 == 2 { // forget a few, as a dropped stretch's terms are
+			for range 20 {
+				id := uint32(r.IntN(ix.terms.n))
+				if ix.info(id).size > 0 {
+					ix.forget(id)
+				}
+			}
+		}
+		for _, q := range queries {
+			got := []string{}
+			ix.tk.each(q, func([]byte) {})
+			ix.relatedCompounds(func(term []byte) { got = append(got, string(term)) })
+			want := []string{}
+			for _, w := range ix.tk.qwords {
+				for id := range uint32(ix.terms.n) {
+					if ix.info(id).size > 0 && related(&w, ix.termBytes(id)) {
+						want = append(want, ix.term(id))
+					}
+				}
+			}
+			slices.Sort(want)
+			assert.Equal(t, slices.Compact(want), got, "round %d, %q", round, q)
+		}
+	}
+}
+
+// TestAShortQuestionIsStemmedInTheLanguagesOfTheMemorysOwnTurns: a question
+// with no stop words to tell its language by takes the stems of the
+// language whose stems of its words the memory holds, and every language's
+// in a memory that holds none of them.
+func TestAShortQuestionIsStemmedInTheLanguagesOfTheMemorysOwnTurns(t *testing.T) {
+	termsOf := func(ix *index, q string) []string {
+		var out []string
+		ix.eachQueryTerm(q, func(term []byte) { out = append(out, string(term)) })
+		return out
+	}
+	german := newIndex()
+	german.encode(nil, "Die Schnecken haben im Garten alle Tomaten gefressen.")
+	assert.Equal(t, []string{"gart"}, termsOf(german, "Gartens?"), "a German memory: the German stem")
+
+	english := newIndex()
+	english.encode(nil, "I planted roses in the gardens of the castle.")
+	assert.Equal(t, []string{"garden"}, termsOf(english, "gardens"), "an English memory: the English stem")
+
+	none := newIndex()
+	none.encode(nil, "Nothing about plants here.")
+	assert.Equal(t, Terms("Gartens"), termsOf(none, "Gartens"), "no evidence: every language's stem, as Terms gives them")
+}
+
+// BenchmarkCompoundSearch reads a short German question and a long one
+// against a vocabulary of 50,000 terms: the compound search's binary
+// searches and its lookups of a word's parts.
+func BenchmarkCompoundSearch(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	word := func() string {
+		w := make([]byte, 4+r.IntN(10))
+		for k := range w {
+			w[k] = byte('a' + r.IntN(26))
+		}
+		return string(w)
+	}
+	ix := newIndex()
+	for range 50_000 {
+		ix.intern([]byte(word()))
+	}
+	long := make([]string, 0, 120)
+	for i := range 100 {
+		long = append(long, word())
+		if i%5 == 0 {
+			long = append(long, "und die")
+		}
+	}
+	for _, c := range []struct{ name, query string }{
+		{"short", "Großeltern?"},
+		{"sentence", "Was hat der Zahnarzt über meine Großeltern gesagt?"},
+		{"long", strings.Join(long, " ")},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				ix.eachQueryTerm(c.query, func([]byte) {})
+			}
+		})
 	}
 }

@@ -124,8 +124,9 @@ import (
 //     with no verb that says, the nearer one when it is at least one and a
 //     half times nearer, else both, so a day reads one way however it is
 //     spelled and whoever says it. A lone "noted" or "confirmed" says nothing
-//     of the day's tense, nor does a past verb before "for" ("booked for 3
-//     March"). A date that carries its year is already whole and gets no
+//     of the day's tense, nor does a past verb before "for" or "about"
+//     ("booked for 3 March", "told them about 3 March"): it tells when the
+//     booking or the telling was. A date that carries its year is already whole and gets no
 //     note.
 //   - numeric dates: ISO 8601 (2023-05-20) always; a day and month with a
 //     slash and a year (20/5/2023, 5/20/23) with the order read from the
@@ -149,15 +150,21 @@ import (
 //     "a couple (of)" (2), "a few" and "several" (3). N weeks ago is the week
 //     holding the day 7×N days back; months and years move by calendar
 //     units; a decade is ten years, always "about".
-//   - spans: "in/over/during/for/within the past/last N units" (since today
-//     less N units), "the next/coming N units" and "within N units" (until
-//     today plus N units), with N optional ("in the past week"). An exact
-//     span is told to the day (a span of years to the month), a vague one
-//     to its unit. "this past week" and "this coming month" are such spans,
-//     and "the past" or "the coming" needs no preposition before it ("the
-//     past week was long"); "the last" and "the next" do, since alone they
-//     so often count from a moment the story is at ("the next day we
-//     left").
+//   - spans: "in/over/during/for/within the past/last/previous N units"
+//     (since today less N units), "the next/coming/upcoming N units" and
+//     "within N units" (until today plus N units), with N optional ("in the
+//     past week"); a plural with no N is a few, marked "about" ("the coming
+//     weeks"). An exact span is told to the day (a span of years to the
+//     month), a vague one to its unit. "this past week" and "this coming
+//     month" are such spans. With no preposition before it: "the past",
+//     "the coming" and "the upcoming" always ("the past week was long");
+//     "the next" when the sentence speaks of now or later ("the next three
+//     months are busy", not "the next day we left"); "the last" with a count
+//     or a plural in a sentence told from now ("the last few days have been
+//     hectic", not "the last week", as often a final one); "the previous"
+//     unless something before it in the turn dates another moment (a note,
+//     a year, a month or weekday, a clause of time), which it then counts
+//     from. "the following week" follows something told elsewhere.
 //   - for N units, when the sentence is in the present perfect ("I've owned
 //     it for 3 years"), and N units now: the start of the duration.
 //   - just and a past verb after its subject ("I just launched it", "we've
@@ -169,7 +176,7 @@ import (
 //     in the past ("he was currently away" is the moment the story is at).
 //
 // Left alone on purpose: anything preceded by a determiner or possessive
-// ("the last week", "my next year", "the next day", "every Saturday": these
+// ("the last week", "my next year", "the following day", "every Saturday": these
 // count from something other than the moment of speech, unless a span word
 // opens them as above), a period followed by "of" ("last week of June"),
 // spans ahead in a past-tense sentence and spans back in a past-perfect one

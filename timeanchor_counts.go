@@ -1,5 +1,7 @@
 package byheart
 
+import "strings"
+
 // The families that count: "three days ago", "in two weeks", "for 3 years",
 // "in the past week", "over the next few months".
 
@@ -220,27 +222,44 @@ func (s *scanner) forCount(i int) (int, resolved, bool) {
 
 // span handles a span that runs up to now or on from it, after a word that
 // opens one: "in the past week", "over the last three years", "within the
-// next few days", "in the coming month"; "past" and "coming" open one on
-// their own ("the past week was long", "I spent the coming days packing"),
-// where "last" and "next" so often count from a moment the story is at. A
-// sentence in the past perfect counts from a moment it narrates, so a span
-// back is left alone there.
+// next few days", "in the coming month". Some open one on their own, where
+// the sentence leaves no other reading: "past", "coming" and "upcoming"
+// always ("the past week was long", "I spent the coming days packing");
+// "next" when the sentence speaks of now or later ("the next three months
+// are busy"), since in a story "the next day" counts from the story's day;
+// "last" with a count or a plural in a sentence told from now ("the last
+// few days have been hectic"), since "the last day" or "the last week" is
+// as often a final one. "Previous" counts back from the day said unless
+// something before it in the turn dates another moment the story is at
+// ("in 2019 I moved; the previous month ..."). A sentence in the past
+// perfect counts from a moment it narrates, so a span back is left alone
+// there. A plural unit with no count ("the coming weeks", "over the past
+// months") is a few of them, about three.
 func (s *scanner) span(i int) (int, resolved, bool) {
-	if s.tok(i+1) == nil || s.toks[i+1].poss ||
-		!spanPreposition(s.prev(i)) && !s.is(i+1, "past") && !s.is(i+1, "coming") {
+	if s.tok(i+1) == nil || s.toks[i+1].poss {
 		return fail()
 	}
-	past := s.sentenceTense()&tPast != 0
+	t := s.sentenceTense()
+	past := t&tPast != 0
+	opened := spanPreposition(s.prev(i))
 	dir := 0
 	switch s.at(i + 1) {
-	case "past", "last":
+	case "past":
 		dir = -1
-	case "previous":
-		if !past {
+	case "last":
+		if opened || !past {
 			dir = -1
 		}
-	case "coming", "next":
+	case "previous":
+		if !s.storyBefore(i) {
+			dir = -1
+		}
+	case "coming", "upcoming":
 		if !past {
+			dir = 1
+		}
+	case "next":
+		if !past && (opened || t&(tPresent|tFuture) != 0) {
 			dir = 1
 		}
 	}
@@ -251,10 +270,16 @@ func (s *scanner) span(i int) (int, resolved, bool) {
 	if !ok {
 		var plural bool
 		u, plural = unitOf(s.at(i + 2))
-		if s.tok(i+2) == nil || plural || u == uNone {
+		if s.tok(i+2) == nil || u == uNone || u == uSeason || u == uWeekday {
 			return fail()
 		}
 		q, k = quantity{n: 1, next: i + 2}, i+2
+		if plural {
+			q.n, q.approx = 3, true
+		}
+	}
+	if !opened && s.at(i+1) == "last" && k == i+2 && q.n == 1 {
+		return fail() // "the last week": as often the final one
 	}
 	if s.toks[k].poss || s.is(k+1, "of") || s.is(k+1, "or") || s.is(k+1, "and") {
 		return fail()
@@ -267,6 +292,37 @@ func (s *scanner) span(i int) (int, resolved, bool) {
 		return k, r, ok
 	}
 	return s.rolling(u, q, dir, k)
+}
+
+// storyBefore reports whether the turn dates another moment before word i:
+// an expression already resolved that is not the moment of speech, or, in
+// this sentence, a word that dates (a unit, weekday, month or year) or a
+// clause of time ("when I was a kid"); in the sentences before it, a
+// year, a month or a weekday, which a note may not mark. "Previous" then counts from it.
+func (s *scanner) storyBefore(i int) bool {
+	if s.anchored || s.pastPerfect() || datesIn(s.text[:s.from]) {
+		return true
+	}
+	for k := 0; k < i; k++ {
+		t := &s.toks[k]
+		if t.aside {
+			continue
+		}
+		w := s.str(t)
+		switch w {
+		case "just", "currently", "moment":
+			continue
+		case "when", "then", "while", "ago", "once", "before", "after":
+			return true
+		}
+		if headWord(w) {
+			return true
+		}
+		if y := digits(w, 4); len(w) == 4 && y >= 1900 && y <= 2100 {
+			return true
+		}
+	}
+	return false
 }
 
 // rolling resolves a span of q units back (dir -1, "since") or ahead (+1,
@@ -340,4 +396,34 @@ func (s *scanner) theWeekend(i int) (int, resolved, bool) {
 		return i + 1, resolved{p: pWeekend, c: s.today.addDays(floorMod(5-c, 7))}, true
 	}
 	return fail()
+}
+
+// datesIn reports whether text names a year (four digits from 1900 to
+// 2100), a month or a weekday: a moment a later "previous" may count from.
+// A month name that is also a common word ("may", "march") counts only
+// capitalised.
+func datesIn(text string) bool {
+	for i := 0; i < len(text); {
+		if !isWordByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isWordByte(text[j]) {
+			j++
+		}
+		w := text[i:j]
+		i = j
+		if y := digits(w, 4); len(w) == 4 && y >= 1900 && y <= 2100 {
+			return true
+		}
+		if len(w) < 3 || len(w) > 9 {
+			continue
+		}
+		low := strings.ToLower(w)
+		if weekday(low) >= 0 || monthName(low) > 0 && (!needsCapital(low) || w[0] != low[0]) {
+			return true
+		}
+	}
+	return false
 }

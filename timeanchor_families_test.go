@@ -188,6 +188,8 @@ func TestAnnotateReadsADayWithoutItsYearOneWay(t *testing.T) {
 			want: "We launch on 3/4."},
 		{name: "after for, a past verb is when the booking was made", when: nov20, text: "I booked the venue for 3 March.",
 			want: "I booked the venue for 3 March [3 March 2027]."},
+		{name: "after about, a past verb is when the telling was", when: nov20, text: "I told the team about the 3rd of March.",
+			want: "I told the team about the 3rd of March [3 March 2027]."},
 		{name: "a past verb still takes the latest one", when: nov20, text: "I went to Rome on 15 June.",
 			want: "I went to Rome on 15 June [15 June 2026]."},
 		{name: "a future takes the next one even when it is farther", when: nov20, text: "I'm going to Rome on 15 June.",
@@ -198,28 +200,43 @@ func TestAnnotateReadsADayWithoutItsYearOneWay(t *testing.T) {
 }
 
 // TestAnnotateGivesAnExchangeOneReadingOfADate is the exchange: a
-// date said three ways by two speakers gets one reading.
+// date said many ways by two speakers, in the present, the future, a past
+// verb about the booking or the telling, gets one reading. A terse line
+// with no English word in it ("March 3rd, then.") gets no note, which is no
+// second reading.
 func TestAnnotateGivesAnExchangeOneReadingOfADate(t *testing.T) {
 	when := time.Date(2026, time.November, 20, 15, 0, 0, 0, time.UTC)
-	exchange := []string{
-		"The launch date is the 3rd of March.",
-		"Launch on 3 March, noted.",
-		"We launch on 3 March, then.",
-		"Confirmed: the party is on March 3rd.",
-		"Great, I booked the venue for 3 March.",
+	exchange := []struct {
+		text  string
+		noted bool
+	}{
+		{"The launch date is the 3rd of March.", true},
+		{"Launch on 3 March, noted.", true},
+		{"We launch on 3 March, then.", true},
+		{"Confirmed: the party is on March 3rd.", true},
+		{"Great, I booked the venue for 3 March.", true},
+		{"See you on 3/3!", true},
+		{"I told the team about the 3rd of March.", true},
+		{"We'll be ready by March 3.", true},
+		{"3 March works for me.", true},
+		{"March 3rd, then.", false},
 	}
-	var readings []string
-	for i, text := range exchange {
-		got := Annotate(text, when.Add(time.Duration(i)*time.Minute))
+	first := ""
+	for i, line := range exchange {
+		got := Annotate(line.text, when.Add(time.Duration(i)*time.Minute))
 		open, end := strings.Index(got, "["), strings.Index(got, "]")
 		if open < 0 || end < open {
-			t.Fatalf("%q got no note: %q", text, got)
+			if line.noted {
+				t.Errorf("%q got no note: %q", line.text, got)
+			}
+			continue
 		}
-		readings = append(readings, got[open+1:end])
-	}
-	for i, r := range readings {
-		if r != readings[0] {
-			t.Errorf("%q reads %q where %q read %q", exchange[i], r, exchange[0], readings[0])
+		r := got[open+1 : end]
+		if first == "" {
+			first = r
+		}
+		if r != first || strings.Contains(r, " or ") {
+			t.Errorf("%q reads %q where the exchange read %q first", line.text, r, first)
 		}
 	}
 }
@@ -235,8 +252,10 @@ func TestAnnotateSpansThatNeedNoPreposition(t *testing.T) {
 			want: "I spent the past few days [since about 17 November 2026] in bed."},
 		{name: "the past month after a verb", when: nov20, text: "Sales grew the past month.",
 			want: "Sales grew the past month [since 20 October 2026]."},
-		{name: "the previous month in a story is left alone", when: nov20, text: "The previous month was hard.",
-			want: "The previous month was hard."},
+		{name: "the previous month said from now counts back from the day said", when: nov20, text: "The previous month was hard.",
+			want: "The previous month [since 20 October 2026] was hard."},
+		{name: "the previous month after another month in the turn counts from that one", when: nov20,
+			text: "My wedding was in June. The previous month was hectic.", want: "My wedding was in June. The previous month was hectic."},
 		{name: "the next day in a story is left alone", when: nov20, text: "The next day we left.", want: "The next day we left."},
 		{name: "a duration with in is no date", when: nov20, text: "We sorted it out in a week.", want: "We sorted it out in a week."},
 		{name: "a duration with took is no date", when: nov20, text: "It took us a week to fix.", want: "It took us a week to fix."},
@@ -284,5 +303,91 @@ func TestAnnotateTheMomentOfSpeech(t *testing.T) {
 		{name: "currently in a story told in the past is left alone", text: "He was currently away.", want: "He was currently away."},
 		{name: "at the moment of an event in the past is left alone", text: "At the moment I saw him, I knew.",
 			want: "At the moment I saw him, I knew."},
+	})
+}
+
+// TestAnnotateSpansEveryUnitAndDirection is the span family with every
+// unit, back and ahead, with and without a count, said on Friday 20
+// November 2026.
+func TestAnnotateSpansEveryUnitAndDirection(t *testing.T) {
+	nov20 := on(2026, time.November, 20)
+	runAnnotate(t, []annotateCase{
+		// back: past, previous, last
+		{name: "the past day", when: nov20, text: "The past day was long.", want: "The past day [since 19 November 2026] was long."},
+		{name: "the past week", when: nov20, text: "I was sick the past week.", want: "I was sick the past week [since 13 November 2026]."},
+		{name: "the past weekend", when: nov20, text: "The past weekend was long.",
+			want: "The past weekend [weekend of 14 November 2026] was long."},
+		{name: "the past fortnight", when: nov20, text: "The past fortnight was long.",
+			want: "The past fortnight [since 6 November 2026] was long."},
+		{name: "the past month", when: nov20, text: "The past month was long.", want: "The past month [since 20 October 2026] was long."},
+		{name: "the past year is told to the month", when: nov20, text: "The past year was long.",
+			want: "The past year [since November 2025] was long."},
+		{name: "the past decade is told to the year", when: nov20, text: "The past decade was long.",
+			want: "The past decade [since 2016] was long."},
+		{name: "the past with a count", when: nov20, text: "The past 3 months were long.",
+			want: "The past 3 months [since 20 August 2026] were long."},
+		{name: "the past with a plural and no count is a few", when: nov20, text: "Over the past months I have grown.",
+			want: "Over the past months [since about August 2026] I have grown."},
+		{name: "the previous week", when: nov20, text: "I was sick the previous week.",
+			want: "I was sick the previous week [since 13 November 2026]."},
+		{name: "the previous weekend", when: nov20, text: "The previous weekend was fun.",
+			want: "The previous weekend [weekend of 14 November 2026] was fun."},
+		{name: "the previous year", when: nov20, text: "The previous year was hard.",
+			want: "The previous year [since November 2025] was hard."},
+		{name: "the previous with a count", when: nov20, text: "The previous two weeks were long.",
+			want: "The previous two weeks [since 6 November 2026] were long."},
+		{name: "in the previous month in the past tense", when: nov20, text: "In the previous month, sales fell.",
+			want: "In the previous month [since 20 October 2026], sales fell."},
+		{name: "the previous year after a year in the turn counts from it", when: nov20,
+			text: "We moved in 2019. The previous year was hard.", want: "We moved in 2019. The previous year was hard."},
+		{name: "the previous week in a past perfect counts from the story", when: nov20,
+			text: "I had rested the previous week.", want: "I had rested the previous week."},
+		{name: "a previous owner is no date", when: nov20, text: "The previous owner left.", want: "The previous owner left."},
+		{name: "the last few days told from now", when: nov20, text: "The last few days have been hectic.",
+			want: "The last few days [since about 17 November 2026] have been hectic."},
+		{name: "the last week on its own is as often the final one", when: nov20, text: "The last week was long.",
+			want: "The last week was long."},
+		{name: "the last two weeks in a past story is left alone", when: nov20, text: "The last two weeks were long.",
+			want: "The last two weeks were long."},
+		{name: "the last week of a month is no span", when: nov20, text: "The last week of May was fun.",
+			want: "The last week of May was fun."},
+		// ahead: coming, upcoming, next
+		{name: "the coming day", when: nov20, text: "The coming day is busy.", want: "The coming day [until 21 November 2026] is busy."},
+		{name: "the coming weekend", when: nov20, text: "The coming weekend is busy.",
+			want: "The coming weekend [weekend of 21 November 2026] is busy."},
+		{name: "the coming month", when: nov20, text: "I'll travel the coming month.",
+			want: "I'll travel the coming month [until 20 December 2026]."},
+		{name: "the coming year", when: nov20, text: "The coming year is busy.", want: "The coming year [until November 2027] is busy."},
+		{name: "the coming decade", when: nov20, text: "The coming decade will be wild.",
+			want: "The coming decade [until 2036] will be wild."},
+		{name: "the coming days are a few", when: nov20, text: "The coming days are busy.",
+			want: "The coming days [until about 23 November 2026] are busy."},
+		{name: "the coming months are a few", when: nov20, text: "The coming months are busy.",
+			want: "The coming months [until about February 2027] are busy."},
+		{name: "the upcoming week", when: nov20, text: "The upcoming week is busy.",
+			want: "The upcoming week [until 27 November 2026] is busy."},
+		{name: "in the upcoming weeks", when: nov20, text: "In the upcoming weeks we will see.",
+			want: "In the upcoming weeks [until about 11 December 2026] we will see."},
+		{name: "the next week said from now", when: nov20, text: "The next week is busy.",
+			want: "The next week [until 27 November 2026] is busy."},
+		{name: "the next fortnight", when: nov20, text: "The next fortnight is busy.",
+			want: "The next fortnight [until 4 December 2026] is busy."},
+		{name: "the next with a count", when: nov20, text: "The next three months are busy.",
+			want: "The next three months [until 20 February 2027] are busy."},
+		{name: "the next with a count in the future", when: nov20, text: "The next three days will be busy.",
+			want: "The next three days [until 23 November 2026] will be busy."},
+		{name: "the next day in a story is left alone", when: nov20, text: "The next day we left.", want: "The next day we left."},
+		{name: "the coming week in a past story is left alone", when: nov20, text: "The coming week was busy.",
+			want: "The coming week was busy."},
+		{name: "the following week follows something else and is left alone", when: nov20, text: "The following week is busy.",
+			want: "The following week is busy."},
+		// durations: the tense makes them no date
+		{name: "sorted out in two weeks is a duration", when: nov20, text: "We sorted it out in two weeks.",
+			want: "We sorted it out in two weeks."},
+		{name: "finished in a month is a duration", when: nov20, text: "I finished it in a month.", want: "I finished it in a month."},
+		{name: "learned in a year is a duration", when: nov20, text: "I learned to swim in a year.", want: "I learned to swim in a year."},
+		{name: "took a month is a duration", when: nov20, text: "It took a month.", want: "It took a month."},
+		{name: "in a week ahead is a date", when: nov20, text: "I'll be there in a week.",
+			want: "I'll be there in a week [week of 23 November 2026]."},
 	})
 }

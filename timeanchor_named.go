@@ -338,8 +338,8 @@ func (s *scanner) calendarDay(m, d, start, end int) (int, resolved, bool) {
 	}
 	prep := s.prev(start)
 	dir := s.direction(prep, true)
-	if prep == "for" && dir < 0 {
-		dir = 0
+	if (prep == "for" || prep == "about") && dir < 0 {
+		dir = 0 // "I booked it for 3 March", "I told them about 3 March"
 	}
 	return end, s.choose(past, next, dir), true
 }
