@@ -730,3 +730,39 @@ func TestUnderContinueTheQuestionIsNotTheContext(t *testing.T) {
 		})
 	}
 }
+
+func TestOutsideItemsAdmittedBeforeAnItemArePartOfTheContextItMeets(t *testing.T) {
+	// The context holds lighthouse, ferry and walk; leave and island only
+	// the items say. The walk item holds walk, which the timetable lacks,
+	// and island: alone, more than the context's heaviest word; after
+	// the timetable, less than leave, which the timetable brought.
+	const query = "When does the lighthouse ferry leave for the island after the walk?"
+	timetable := Item{Text: "The island ferry leaves from the lighthouse.", Source: "timetable"}
+	walk := Item{Text: "A walk to the island.", Source: "walk"}
+	for _, tc := range []struct {
+		name     string
+		offered  []Item
+		admitted bool
+	}{
+		{"alone, it adds what the context lacks", []Item{walk}, true},
+		{"after a better item holding a heavier word, it adds less than that", []Item{timetable, walk}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := ExternalFunc(func(context.Context, string) ([]Item, error) { return tc.offered, nil })
+			m := lighthouseMemory(t, Options{Budget: 2000, Stability: -1, External: src})
+			r, err := m.Compose(context.Background(), query)
+			require.NoError(t, err)
+			require.Len(t, r.Outside, len(tc.offered))
+			a := r.Outside[len(tc.offered)-1]
+			assert.Equal(t, tc.admitted, a.Admitted, "%+v", a)
+			assert.False(t, a.Covered, "it holds walk, which no item before it holds: %+v", a)
+			assert.Equal(t, 1.0, a.Against)
+			assert.Equal(t, tc.admitted, a.Score > a.Against)
+			if len(tc.offered) > 1 {
+				assert.True(t, r.Outside[0].Admitted, "%+v", r.Outside[0])
+			}
+			_, text := outside(r)
+			assert.Equal(t, tc.admitted, strings.Contains(text, walk.Text))
+		})
+	}
+}

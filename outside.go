@@ -23,9 +23,14 @@ const (
 	// the query to that term's, and Against is 1, so the margin is a
 	// share of what the item meets; Against is 0 when the composed context
 	// holds none of the query's terms, and Score then the item's share of
-	// the query's weight. Of the forms measured (eval/README.md, the
-	// external section) it admits the most of what the conversation lacks
-	// while keeping out 95% of junk.
+	// the query's weight. Items are then taken best first by BM25, and
+	// those admitted before an item are part of the context it meets: it
+	// must hold a query term they lack (else it is Covered) and, since it
+	// cannot outscore them, more of the query's weight than the heaviest
+	// query term they and the context hold (Score that ratio, Against 1).
+	// Of the forms measured (eval/README.md, the external section) it
+	// admits the most of what the conversation lacks while keeping out 95%
+	// of junk.
 	CompareEither Comparison = iota
 	// CompareStretch sets an item's BM25 score against the conversation's
 	// best stretch, whatever their lengths: a turn-sized item meets a
@@ -107,7 +112,8 @@ type Admission struct {
 	// CompareGain and 1 under CompareEither and CompareEitherQuery (see
 	// Comparison); 0 when the conversation, or under CompareEither and
 	// CompareContextTerm the composed context, holds none of the query's
-	// terms.
+	// terms. Under CompareEither the items admitted before an item count
+	// as context for it (see there).
 	Against float64 `json:"against"`
 	// Turn is the first turn of that window or stretch, -1 when there is
 	// none.
@@ -153,21 +159,41 @@ func (m *state) admit(items []Item, from []int, w weighing) ([]Admission, []int)
 		return out, order
 	}
 	// Best first, an item must bring a query term the ones before it lack.
+	// Under CompareEither the items admitted before it are part of the
+	// context it is weighed against: it must hold more of the query's
+	// weight than the heaviest query term they and the context hold, and
+	// it cannot outscore them on BM25, which ranks them before it.
 	var have []bool
+	heavy := 0.0
+	cw := w.byContext
+	if cw != nil {
+		heavy = cw.heavy
+	}
 	kept := order[:0]
 	for _, i := range order {
 		adds := false
 		for _, j := range w.held[i] {
-			for int(j) >= len(have) {
-				have = append(have, false)
-			}
-			if !have[j] {
-				have[j], adds = true, true
-			}
+			adds = adds || int(j) >= len(have) || !have[j]
 		}
 		if !adds {
 			out[i].Admitted, out[i].Covered = false, true
 			continue
+		}
+		if cw != nil && cw.either && len(kept) > 0 {
+			out[i].Score, out[i].Against = cw.held[i]/heavy, 1
+			if !(out[i].Score+m.opt.ExternalMargin > out[i].Against) {
+				out[i].Admitted = false
+				continue
+			}
+		}
+		for _, j := range w.held[i] {
+			for int(j) >= len(have) {
+				have = append(have, false)
+			}
+			have[j] = true
+			if cw != nil {
+				heavy = max(heavy, cw.weight[j])
+			}
 		}
 		kept = append(kept, i)
 	}
@@ -587,6 +613,19 @@ type contextWeighing struct {
 	bm25   []float64 // each item's BM25 score, 0 for one not weighed in time
 	best   float64   // the best stretch's BM25 score
 	either bool      // CompareEither: the better of this and CompareStretch's ratio
+	heavy  float64   // the heaviest query term's weight the context holds (settle)
+}
+
+// ratio is CompareEither's score of item i against a context whose
+// heaviest query term weighs heavy: the better of its weight of the query
+// to that and its BM25 score to the best stretch's. Both are taken
+// directly, so an item holding that term alone scores exactly 1: a tie.
+func (cw *contextWeighing) ratio(i int, heavy float64) float64 {
+	v := cw.held[i] / heavy
+	if cw.best > 0 {
+		v = max(v, cw.bm25[i]/cw.best)
+	}
+	return v
 }
 
 func newContextWeighing(ix *index, c corpus, q []qterm, docs [][]string, scores []float64, best float64, either bool) *contextWeighing {
@@ -615,6 +654,7 @@ func (cw *contextWeighing) settle(w *weighing, holds []bool) {
 			heavy = max(heavy, cw.weight[j])
 		}
 	}
+	cw.heavy = heavy
 	n := len(cw.held)
 	w.scores, w.against = make([]float64, n), make([]float64, n)
 	for i, v := range cw.held {
@@ -623,12 +663,7 @@ func (cw *contextWeighing) settle(w *weighing, holds []bool) {
 		case heavy == 0:
 			w.scores[i] = v / cw.total
 		case cw.either:
-			// Both ratios are taken directly, so an item holding the
-			// context's heaviest term alone scores exactly 1: a tie.
-			w.scores[i], w.against[i] = v/heavy, 1
-			if cw.best > 0 {
-				w.scores[i] = max(w.scores[i], cw.bm25[i]/cw.best)
-			}
+			w.scores[i], w.against[i] = cw.ratio(i, heavy), 1
 		default:
 			w.scores[i], w.against[i] = v/cw.total, heavy/cw.total
 		}
@@ -643,43 +678,62 @@ func (cw *contextWeighing) settle(w *weighing, holds []bool) {
 // part of a stretch or the open one, is tokenized as the index does.
 func (m *state) contextHolds(q []qterm, skip int) []bool {
 	holds := make([]bool, len(q))
+	at := queryAt(q)
+	var tk tokenizer
+	m.contextRanges(func(s, lo, hi int) {
+		if slot := m.str[s].slot; lo == m.str[s].start && hi == m.stretchEnd(s) && slot >= 0 && (skip < lo || skip >= hi) {
+			for j, t := range q {
+				if !holds[j] && t.id != noTerm && m.ix.tf(t.id, slot) > 0 {
+					holds[j] = true
+				}
+			}
+			return
+		}
+		for t := lo; t < hi; t++ {
+			if t != skip {
+				m.turnTerms(&tk, at, s, t, func(j int) { holds[j] = true })
+			}
+		}
+	})
+	return holds
+}
+
+// queryAt maps each term of q to its index.
+func queryAt(q []qterm) map[string]int {
 	at := make(map[string]int, len(q))
 	for j, t := range q {
 		at[t.text] = j
 	}
-	var tk tokenizer
+	return at
+}
+
+// turnTerms calls found with the index in q (at) of each query term turn t
+// of stretch s holds, as the index reads it, once per occurrence.
+func (m *state) turnTerms(tk *tokenizer, at map[string]int, s, t int, found func(j int)) {
+	m.pieces(t, t+1, m.str[s].start)(func(p string) {
+		tk.each(p, func(term []byte) {
+			if j, ok := at[string(term)]; ok {
+				found(j)
+			}
+		})
+	})
+}
+
+// contextRanges calls each with the turns of the context composed for the
+// conversation alone, stretch by stretch: s, and the turns [lo, hi) of it
+// the context holds. Every turn when the whole history fits (no kept
+// log), else the kept log's quotes and native turns.
+func (m *state) contextRanges(each func(s, lo, hi int)) {
 	span := func(a, b int) {
 		for s := max(m.stretchOf(a), 0); s < len(m.str) && m.str[s].start < b; s++ {
-			start, end := m.str[s].start, m.stretchEnd(s)
-			lo, hi := max(a, start), min(b, end)
-			if lo >= hi {
-				continue
-			}
-			if slot := m.str[s].slot; lo == start && hi == end && slot >= 0 && (skip < lo || skip >= hi) {
-				for j, t := range q {
-					if !holds[j] && t.id != noTerm && m.ix.tf(t.id, slot) > 0 {
-						holds[j] = true
-					}
-				}
-				continue
-			}
-			for t := lo; t < hi; t++ {
-				if t == skip {
-					continue
-				}
-				m.pieces(t, t+1, start)(func(p string) {
-					tk.each(p, func(term []byte) {
-						if j, ok := at[string(term)]; ok {
-							holds[j] = true
-						}
-					})
-				})
+			if lo, hi := max(a, m.str[s].start), min(b, m.stretchEnd(s)); lo < hi {
+				each(s, lo, hi)
 			}
 		}
 	}
 	if m.sel == nil {
 		span(0, len(m.turns))
-		return holds
+		return
 	}
 	for qt := range m.sel.quotes {
 		for i, k := range qt.keys {
@@ -687,5 +741,4 @@ func (m *state) contextHolds(q []qterm, skip int) []bool {
 		}
 	}
 	span(m.sel.upto, len(m.turns))
-	return holds
 }
