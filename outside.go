@@ -673,23 +673,30 @@ func (cw *contextWeighing) settle(w *weighing, holds []bool) {
 // contextHolds reports, for each term of q, whether the context composed
 // for the conversation alone holds it: every turn when the whole history
 // fits (no kept log), else the kept log's quotes and native turns. Turn
-// skip, the question itself under Continue, is left out (-1 for none). A
-// stretch the context holds whole is read from the index; the rest, a
-// part of a stretch or the open one, is tokenized as the index does.
+// skip, the question itself under Continue, is left out (-1 for none).
+// Whether a stretch holds a term is read from the index, the open
+// stretch's included; only a part of a stretch that holds a term the rest
+// of the context lacks is tokenized, as the index tokenizes it, so a long
+// turn is not read again on every call.
 func (m *state) contextHolds(q []qterm, skip int) []bool {
 	holds := make([]bool, len(q))
 	at := queryAt(q)
 	var tk tokenizer
 	m.contextRanges(func(s, lo, hi int) {
-		if slot := m.str[s].slot; lo == m.str[s].start && hi == m.stretchEnd(s) && slot >= 0 && (skip < lo || skip >= hi) {
-			for j, t := range q {
-				if !holds[j] && t.id != noTerm && m.ix.tf(t.id, slot) > 0 {
-					holds[j] = true
-				}
+		slot := m.str[s].slot
+		whole := lo == m.str[s].start && hi == m.stretchEnd(s) && (skip < lo || skip >= hi)
+		read := false
+		for j, t := range q {
+			switch {
+			case holds[j] || t.id == noTerm:
+			case slot < 0 && m.ix.openTFOf(t.id) == 0, slot >= 0 && m.ix.tf(t.id, slot) == 0:
+			case whole:
+				holds[j] = true
+			default:
+				read = true
 			}
-			return
 		}
-		for t := lo; t < hi; t++ {
+		for t := lo; read && t < hi; t++ {
 			if t != skip {
 				m.turnTerms(&tk, at, s, t, func(j int) { holds[j] = true })
 			}
