@@ -51,10 +51,10 @@
 //     admitted when it adds what the composed context lacks, compared like
 //     with like: by default it must outscore the conversation's best
 //     stretch for the query on one index, or hold more of the query's
-//     weight than the heaviest query word the composed context holds (see
-//     Comparison for the other forms, and Result.Outside for what each
-//     item met). It sits
-//     after the breakpoint, framed as reference material that is not
+//     weight than the heaviest query word the composed context holds, the
+//     better items admitted before it counted as context (see Comparison
+//     for the other forms, and Result.Outside for what each item met). It
+//     sits after the breakpoint, framed as reference material that is not
 //     instructions.
 //
 // Relative dates are resolved at ingest: "I ran the race last Saturday",

@@ -147,7 +147,7 @@ func runAsk(args []string, stdout, stderr io.Writer) error {
 	o := opts()
 	cmp, ok := comparisons[*compare]
 	if !ok {
-		fmt.Fprintf(stderr, "byheart ask: -compare %q is none of either, stretch, window, coverage, terms, gain, heaviest\n", *compare)
+		fmt.Fprintf(stderr, "byheart ask: -compare %q is none of either, stretch, window, coverage, terms, gain, heaviest, context, either-query\n", *compare)
 		return errUsage
 	}
 	o.ExternalCompare, o.ExternalMargin = cmp, *margin
