@@ -768,6 +768,24 @@ func (q *query) ceiling() float64 {
 	return total
 }
 
+// chance is about what a text drawn at random scores for the query: each
+// term's weight at one use in a text of average length, its idf, times the
+// share of the texts that hold it. It is at most the ceiling.
+func (q *query) chance() float64 {
+	if q.c.n <= 0 {
+		return 0
+	}
+	total := 0.0
+	for i, t := range q.terms {
+		df := float64(q.ix.info(t.id).n)
+		if q.ix.openTFOf(t.id) > 0 {
+			df++
+		}
+		total += q.idf[i] * min(df, q.c.n) / q.c.n
+	}
+	return total
+}
+
 // postings is how many postings the query's terms have.
 func (q *query) postings() int {
 	n := 0

@@ -25,23 +25,21 @@ type Result struct {
 	// Included holds the first turn of each stretch that reached the
 	// context, ascending.
 	Included []int `json:"included"`
-	// Rebuild says what this call rebuilt of the context the previous call
-	// sent, and why; "" when it repeats that context in full and only adds
-	// to its end, so a provider's cache holds everything the previous call
-	// wrote. Every reason but RebuildCompacted means the selection was
-	// rebuilt from its first part, so the cached prefix was invalidated;
-	// RebuildCompacted means only the end was: the newest recalled parts
-	// were dropped to fit the budget, and every part before the first one
-	// dropped repeats (see RebuildCompacted). Reselected reports whether
-	// there is a reason.
+	// Rebuild says why this call rebuilt the context the previous call
+	// sent; "" when it repeats that context up to its breakpoint in full
+	// and only adds to its end, so a provider's cache holds everything the
+	// previous call wrote. A rebuild starts from the first part, so the
+	// cached prefix is invalidated. Reselected reports whether there is a
+	// reason.
 	Rebuild Rebuild `json:"rebuild,omitempty"`
 	// Spent is what each kind of part cost, in the budget's unit.
 	Spent Spend `json:"spent"`
-	// Recalled holds the first turn of each stretch this call added to a
-	// kept context, ascending: quoted in a memory part after everything the
-	// previous call sent, so that prefix stays cached (see
-	// Options.Recall), or after what a compaction kept. Empty when the
-	// context was kept as it was or rebuilt.
+	// Recalled holds the first turn of each stretch this call recalled
+	// beyond the kept context, ascending: quoted in a memory part past the
+	// breakpoint (after StableUpto), for this call alone, so the kept
+	// prefix stays cached and does not grow with what one query needed
+	// (see Options.Stability). Empty when the query needed nothing the
+	// context lacks.
 	Recalled []int `json:"recalled,omitempty"`
 	// ExternalErr is non-nil when the External source failed, panicked or
 	// outlived the context, or the Retriever failed to weigh its items
@@ -56,9 +54,9 @@ type Result struct {
 }
 
 // Reselected reports that this call does not repeat the previous call's
-// prefix in full: it rebuilt the selection or compacted the context, and
-// r.Rebuild says which and why. Rule 3 (the kept context) keeps it false
-// for as long as the context only grows at its end.
+// prefix in full: it rebuilt the selection, and r.Rebuild says why. Rule 3
+// (the kept context) keeps it false for as long as the context only grows
+// at its end.
 func (r Result) Reselected() bool { return r.Rebuild != "" }
 
 // Breakpoint returns the message and the part within it at StableUpto, the
@@ -460,27 +458,30 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, from []i
 	var admitted []int
 	// Rule 4 weighs outside items against the context the conversation
 	// alone is sent; a comparison that reads it waits until it is made.
-	decide := func() {
+	// recall is what the query recalls past the breakpoint (rule 3), part
+	// of that context.
+	decide := func(recall *quote) {
 		if w.byContext != nil {
 			skip := -1
 			if cont {
 				skip = m.from
 			}
-			w.byContext.settle(&w, m.contextHolds(w.byContext.q, skip))
+			w.byContext.settle(&w, m.contextHolds(w.byContext.q, skip, recall))
 		}
 		r.Outside, admitted = m.admit(items, from, w)
 	}
 	if w.byContext == nil {
-		decide()
+		decide(nil)
 	}
 	var ext string
 	var extSize int
+	var recall quote
 	if m.total <= budget {
 		// Rule 1: the whole history fits, and a full history on a warm
 		// cache is cheaper than any assembly.
 		m.sel, m.dropped = nil, ""
 		if w.byContext != nil {
-			decide()
+			decide(nil)
 		}
 		for t := range m.turns {
 			m.addNative(&l, t)
@@ -491,8 +492,8 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, from []i
 	} else {
 		reserve := 0
 		if w.byContext != nil {
-			r.Rebuild, r.Recalled = m.reselect(rk, 0)
-			decide()
+			r.Rebuild, recall = m.reselect(rk, 0)
+			decide(&recall)
 		}
 		if m.opt.Stability < 0 && len(admitted) > 0 {
 			// One-shot use fills the whole budget, so outside material
@@ -502,12 +503,18 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, from []i
 			reserve = extSize
 		}
 		if w.byContext == nil || reserve > 0 {
-			r.Rebuild, r.Recalled = m.reselect(rk, reserve)
+			r.Rebuild, recall = m.reselect(rk, reserve)
 		}
 		m.addLog(&l)
-		r.Included = m.included()
+		r.Included = m.included(&recall)
+		r.Recalled = recall.keys
 	}
 	r.StableUpto = len(l.parts) - 1
+	if recall.size > 0 {
+		// What the query needs beyond the log goes past the breakpoint,
+		// for this call alone (rule 3).
+		l.add(PartRecalled, recall.text, recall.size)
+	}
 	if len(admitted) > 0 && ext == "" {
 		ext, extSize = m.renderExternal(items, admitted, r.Outside, budget-l.size)
 	}
@@ -524,21 +531,14 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, from []i
 }
 
 // addLog lays out the kept log: the memory block, then the turns since it
-// as native parts with each recalled quote before the turn it preceded.
+// as native parts.
 func (m *state) addLog(l *layout) {
 	sel := m.sel
 	if sel.block.text != "" {
 		l.add(PartMemory, sel.block.text, sel.block.size)
 	}
-	r := sel.recalls
-	for t := sel.upto; t <= len(m.turns); t++ {
-		for len(r) > 0 && r[0].at == t {
-			l.add(PartRecalled, r[0].text, r[0].size)
-			r = r[1:]
-		}
-		if t < len(m.turns) {
-			m.addNative(l, t)
-		}
+	for t := sel.upto; t < len(m.turns); t++ {
+		m.addNative(l, t)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 // A live chat: append every turn, and before each model call compose the
 // context for the user's newest message.
 func Example() {
-	mem := byheart.New(byheart.Options{}) // 20,000 characters, a context that grows by recall
+	mem := byheart.New(byheart.Options{}) // 20,000 characters, a kept context that recalls what a query lacks
 
 	may8 := time.Date(2023, time.May, 8, 13, 56, 0, 0, time.UTC)
 	mem.AppendAt(byheart.User, "We decided on 55 euro a month for the pro plan.", may8)
@@ -64,8 +64,9 @@ func ExampleMemory_Compose() {
 }
 
 // A kept context only grows at its end: a later question about something
-// else brings the stretch it needs in a memory part after everything the
-// previous call sent, so that prefix stays in the provider's cache.
+// else brings the stretch it needs in a memory part past the breakpoint,
+// after everything the previous call sent, so that prefix stays in the
+// provider's cache and does not grow with what one question needed.
 func ExampleResult_Recalled() {
 	mem := byheart.New(byheart.Options{Budget: 2500, Chunk: 200})
 	for i := range 20 {
@@ -94,12 +95,12 @@ func ExampleResult_Recalled() {
 	fmt.Println("rebuilt:", next.Reselected())
 	fmt.Println("recalled:", len(next.Recalled), "stretch")
 	fmt.Println("prefix kept:", slices.Equal(before[:first.StableUpto+1], after[:first.StableUpto+1]))
-	fmt.Println(strings.Contains(after[next.StableUpto], "lands at 18:40"))
+	fmt.Println("past the breakpoint:", strings.Contains(after[next.StableUpto+1], "lands at 18:40"))
 	// Output:
 	// rebuilt: false
 	// recalled: 1 stretch
 	// prefix kept: true
-	// true
+	// past the breakpoint: true
 }
 
 // Outside material goes in only when it beats the conversation itself.

@@ -692,7 +692,13 @@ func TestContextHoldsTheQueryTermsTheContextSends(t *testing.T) {
 					}
 				}
 				q := m.ix.queryTerms(strings.Join(words, " "), true)
-				holds := m.contextHolds(q, -1)
+				// What this call recalled past the breakpoint is part of the
+				// context it sent: whole stretches, from the turns Recalled.
+				recall := &quote{keys: r.Recalled}
+				for _, k := range r.Recalled {
+					recall.ends = append(recall.ends, m.stretchEnd(m.stretchOf(k)))
+				}
+				holds := m.contextHolds(q, -1, recall)
 				some, all := false, true
 				for j, term := range q {
 					assert.Equal(t, sent[term.text], holds[j], "term %q", term.text)

@@ -741,7 +741,7 @@ func checkShape(t tb, budget int, query string, r Result) {
 			require.Positive(t, i, "recalled stretches follow what was sent before")
 			_, err := parseBlock(p)
 			require.NoError(t, err)
-			require.LessOrEqual(t, i, r.StableUpto, "recalled stretches join the stable prefix")
+			require.Equal(t, r.StableUpto+1, i, "recalled stretches come right past the stable prefix")
 		case strings.HasPrefix(p, externalHeader):
 			require.Equal(t, len(parts)-2, i, "outside material comes just before the query")
 		case roles[i] == ToolResult || roles[i] == Note:
@@ -815,27 +815,37 @@ func checkResult(t tb, m *Memory, query string, r Result) {
 	if sel.block.text != "" {
 		checkQuote(sel.block, memoryHeader)
 	}
-	recalls := sel.recalls
-	for turn := sel.upto; turn <= len(m.turns); turn++ {
-		for len(recalls) > 0 && recalls[0].at == turn {
-			checkQuote(recalls[0].quote, recallHeader)
-			recalls = recalls[1:]
-		}
-		if turn < len(m.turns) {
-			require.NotEmpty(t, parts, "every turn since the block goes out natively")
-			checkNative(t, m, turn, parts[0])
-			parts = parts[1:]
-		}
+	for turn := sel.upto; turn < len(m.turns); turn++ {
+		require.NotEmpty(t, parts, "every turn since the block goes out natively")
+		checkNative(t, m, turn, parts[0])
+		parts = parts[1:]
 	}
-	require.Empty(t, parts, "nothing but the log, outside material and the query")
+	// Past the breakpoint, what the query recalled.
 	quoted := map[int]bool{}
-	for q := range sel.quotes {
-		for i, k := range q.keys {
-			for turn := k; turn < q.ends[i]; turn++ {
-				require.False(t, quoted[turn], "turn %d is quoted twice", turn)
-				require.Less(t, turn, sel.upto, "a quoted turn %d also goes out natively", turn)
+	if len(r.Recalled) > 0 {
+		require.Len(t, parts, 1, "one recalled part past the log")
+		require.True(t, strings.HasPrefix(parts[0], recallHeader), "a recalled part opens with its header")
+		require.Equal(t, parts[0], flat(r)[r.StableUpto+1], "the recall goes right past the breakpoint")
+		got, err := parseBlock(parts[0])
+		require.NoError(t, err)
+		ends := make([]int, len(r.Recalled))
+		for i, k := range r.Recalled {
+			ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
+			for turn := k; turn < ends[i]; turn++ {
+				require.False(t, sel.block.covers(turn), "a recalled turn %d is in the block", turn)
 				quoted[turn] = true
 			}
+		}
+		require.Equal(t, quotedEntries(m, r.Recalled, ends), got)
+		parts = parts[1:]
+	}
+	require.Empty(t, parts, "nothing but the log, a recall, outside material and the query")
+	q := &sel.block
+	for i, k := range q.keys {
+		for turn := k; turn < q.ends[i]; turn++ {
+			require.False(t, quoted[turn], "turn %d is quoted twice", turn)
+			require.Less(t, turn, sel.upto, "a quoted turn %d also goes out natively", turn)
+			quoted[turn] = true
 		}
 	}
 }

@@ -10,24 +10,23 @@ import (
 // Rule 3 keeps the context still by treating it as an append-only log. A
 // provider's prompt cache needs only the prefix of a call to repeat, so the
 // context a rebuild makes is kept and only ever grows at its end: the turns
-// appended since follow it as native messages, and when a query needs
-// stretches the context lacks, they are quoted in a new memory part after
-// everything already sent, so every earlier part stays byte for byte what
-// the cache holds. When it would overrun the budget, it drops its newest
-// recalled parts if a provider still holds what it keeps (see compact), and
-// is otherwise rebuilt, to a fill that leaves it room to grow again.
+// appended since follow it as native messages, every earlier part byte for
+// byte what the cache holds. What a query needs that the log lacks is
+// recalled after the log, past the cache breakpoint, for that call alone: a
+// stretch one query needs costs one uncached read there, where written into
+// the log it would cost a cache write and then a cached read on every call
+// after it, and would fill the log towards its next rebuild. When the log
+// would overrun the budget, or cannot leave the query room for what it
+// needs, it is rebuilt, to a fill that leaves it room to grow again.
 
 // kept is the log: the memory block of the last rebuild, then the turns
-// from upto on as native messages, with recalled stretches quoted between
-// them where queries needed them. Stretches are named by their first turn,
-// so a rewrite of the boundaries finds the same stretches or, if they are
-// gone, forces a rebuild.
+// from upto on as native messages. Stretches are named by their first
+// turn, so a rewrite of the boundaries finds the same stretches or, if they
+// are gone, forces a rebuild.
 type kept struct {
-	block   quote
-	upto    int      // turns before upto appear only where quoted; turns from upto on follow natively
-	made    int      // how many turns there were when the block was made; 0 when unknown (restored)
-	recalls []recall // in the order they were made
-	grown   bool     // the call that made the block also recalled into it
+	block quote
+	upto  int // turns before upto appear only where quoted; turns from upto on follow natively
+	made  int // how many turns there were when the block was made; 0 when unknown (restored)
 }
 
 // quote is one memory part: stretches quoted in time order.
@@ -38,12 +37,6 @@ type quote struct {
 	size int    // characters of text
 }
 
-// recall is a quote appended to the log after the turns before at.
-type recall struct {
-	at int
-	quote
-}
-
 // covers reports whether turn t is quoted.
 func (q *quote) covers(t int) bool {
 	i := sort.SearchInts(q.keys, t+1) - 1
@@ -52,27 +45,7 @@ func (q *quote) covers(t int) bool {
 
 // covers reports whether turn t is in the log, quoted or native.
 func (sel *kept) covers(t int) bool {
-	if t >= sel.upto || sel.block.covers(t) {
-		return true
-	}
-	for i := range sel.recalls {
-		if sel.recalls[i].covers(t) {
-			return true
-		}
-	}
-	return false
-}
-
-// quotes yields the log's quotes in order, the block first.
-func (sel *kept) quotes(yield func(*quote) bool) {
-	if !yield(&sel.block) {
-		return
-	}
-	for i := range sel.recalls {
-		if !yield(&sel.recalls[i].quote) {
-			return
-		}
-	}
+	return t >= sel.upto || sel.block.covers(t)
 }
 
 // quote renders turns [keys[i], ends[i]) for each i as one memory part of
@@ -94,29 +67,32 @@ func (m *state) quote(keys, ends []int, upto int, header string) quote {
 }
 
 // reselect applies rule 3 to a composition over the budget. The log is
-// kept as it is while it serves the query (see serves); otherwise what a
-// rebuild would show for the query that the log lacks and that is worth a
-// cache write is recalled into it, best first while it fits (see missing
-// and recall). When the log would overrun the budget, with the recall or
-// by the turns added since the last call, it is compacted (see compact)
-// and rebuilt only when that is not enough, when it no longer matches the
+// kept as it is while it serves the query: with recall on, what a rebuild
+// would show for the query that the log lacks and that is worth its place
+// (see missing) is recalled past the breakpoint (see recall); with recall
+// off, while it scores close enough to a rebuild's (see serves). It is
+// rebuilt when it would overrun the budget, when it no longer matches the
 // conversation, when the newest step is cut to fit, when a pause has
-// outlived a provider's cache of it (see cold), or when the query's best
+// outlived a provider's cache of it (see cold), when the room it leaves
+// cannot hold all the query needs recalled, or when the query's best
 // stretch is too long for the room and the log lacks the part of it that
 // matches (see piece). reserve is what a rebuild leaves free for outside
 // material. It reports why the previous call's prefix is not repeated in
-// full ("" when it is) and the first turn of each stretch it recalled.
-func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int) {
+// full ("" when it is) and what to recall past the breakpoint (the zero
+// quote for nothing).
+func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 	if why := m.unkept(); why != "" {
 		return why, m.renew(rk, reserve, why)
 	}
 	sel := m.sel
-	over := m.logSize(sel) > m.opt.Budget
 	cut := m.cut()
 	if _, _, top, ok := m.piece(rk, cut, m.room(cut, reserve)); ok && !sel.covers(top) {
 		// The best stretch is too long for any room the log has: a
 		// rebuild quotes the part of it that matches.
 		return RebuildNoRoom, m.renew(rk, reserve, RebuildNoRoom)
+	}
+	if m.logSize(sel) > m.opt.Budget {
+		return RebuildOverBudget, m.renew(rk, reserve, RebuildOverBudget)
 	}
 	// What a rebuild would show that scores: the judged best for keep or
 	// rebuild, at most Recall when it is set, else all of it.
@@ -128,55 +104,42 @@ func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int)
 		limit = math.MaxInt
 	}
 	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), limit)
-	if !over && m.serves(rk, sel, picked) {
-		return "", nil
-	}
-	why = RebuildNoRoom
-	if over {
-		why = RebuildOverBudget
-	}
 	if m.opt.Recall < 0 {
-		if !over {
-			why = RebuildWeaker
+		if m.serves(rk, sel, picked) {
+			return "", quote{}
 		}
 		m.rebuild(rk, reserve)
-		return why, nil
+		return RebuildWeaker, quote{}
 	}
-	// A recall goes after the newest turn, where a result may still have
-	// to follow its call: then it waits for the next call.
-	recall := m.turns[len(m.turns)-1].waiting == 0
-	var want []int
-	if recall {
-		want = m.missing(rk, sel, picked)
+	if !m.recalls() {
+		return "", quote{}
 	}
-	if !over {
-		if len(want) == 0 {
-			return "", nil
-		}
-		if q := m.recall(sel, want); q.size > 0 {
-			sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
-			return "", q.keys
-		}
+	want := m.missing(rk, sel, picked)
+	q, whole := m.recall(sel, want)
+	if !whole {
+		// What the query needs does not fit beside the log: a rebuild
+		// chooses the block for it.
+		return RebuildNoRoom, m.renew(rk, reserve, RebuildNoRoom)
 	}
-	if !m.stillServes(sel, picked) || !m.compact(rk, sel, picked, recall) {
-		return why, m.renew(rk, reserve, why)
-	}
-	if n := len(sel.recalls); n > 0 && sel.recalls[n-1].at == len(m.turns) {
-		return RebuildCompacted, sel.recalls[n-1].keys
-	}
-	return RebuildCompacted, nil
+	return "", q
 }
 
-// renew rebuilds the log and, when it recalls, recalls at once what the
-// query needs that the block's share of the room leaves out, so the call
-// that rebuilds gives the model what a fresh selection would, while the
-// block stays the share that leaves the log room to grow: the recall, the
-// log's newest part, is the first that compaction drops. It returns the
-// first turn of each stretch it recalled.
-func (m *state) renew(rk *ranking, reserve int, why Rebuild) []int {
+// recalls reports whether a call may recall: a recall goes after the
+// newest turn, where a result may still have to follow its call, so while
+// one waits the call recalls nothing.
+func (m *state) recalls() bool {
+	return m.opt.Recall >= 0 && m.turns[len(m.turns)-1].waiting == 0
+}
+
+// renew rebuilds the log and, when it recalls, returns what the query
+// needs that the block's share of the room leaves out, to recall past the
+// breakpoint, so the call that rebuilds gives the model what a fresh
+// selection would, while the block stays the share that leaves the log
+// room to grow.
+func (m *state) renew(rk *ranking, reserve int, why Rebuild) quote {
 	m.rebuild(rk, reserve)
-	if why == RebuildFresh || why == RebuildStep || m.opt.Recall < 0 || m.turns[len(m.turns)-1].waiting != 0 {
-		return nil
+	if why == RebuildFresh || why == RebuildStep || !m.recalls() {
+		return quote{}
 	}
 	sel := m.sel
 	limit := m.opt.Recall
@@ -184,13 +147,8 @@ func (m *state) renew(rk *ranking, reserve int, why Rebuild) []int {
 		limit = math.MaxInt
 	}
 	_, picked := rk.choose(sel.upto, m.room(sel.upto, reserve), limit)
-	q := m.recall(sel, m.missing(rk, sel, picked))
-	if q.size == 0 {
-		return nil
-	}
-	sel.recalls = append(sel.recalls, recallAt(len(m.turns), q))
-	sel.grown = true
-	return q.keys
+	q, _ := m.recall(sel, m.missing(rk, sel, picked))
+	return q
 }
 
 // unkept says why the kept log cannot be kept whatever the query, or ""
@@ -246,44 +204,30 @@ func (m *state) cold(sel *kept) bool {
 	return sel.made < n && n >= 2 && lapsed(m.when(n-2), newest)
 }
 
-// stillServes reports whether a log that must be compacted is worth
-// keeping for a query for which a rebuild would pick picked, best first: it
-// shows one of the judged best. A log that shows none is about another
-// subject, and a rebuild chooses a block for this one.
-func (m *state) stillServes(sel *kept, picked []int) bool {
-	for i := 0; i < m.tune.judged && i < len(picked); i++ {
-		if sel.covers(m.str[picked[i]].start) {
-			return true
-		}
-	}
-	return false
-}
-
-// recallAt makes q a recall placed before turn at.
-func recallAt(at int, q quote) recall { return recall{at: at, quote: q} }
-
 // recall quotes, of the stretches want names (the log lacks them, best
 // first), the best one and every later one that still fits beside it in
-// what the budget leaves the log, as a greedy fill would; the zero quote
-// when the best does not fit. What the next call's cache write costs is
-// thus bounded by the room, and what it buys by the query.
-func (m *state) recall(sel *kept, want []int) quote {
+// what the budget leaves the log, as a greedy fill would, to go past the
+// breakpoint; the zero quote when the best does not fit. whole reports
+// whether it quotes every one. What the call reads uncached is thus
+// bounded by the room, and what it buys by the query.
+func (m *state) recall(sel *kept, want []int) (q quote, whole bool) {
 	if len(want) == 0 {
-		return quote{}
+		return quote{}, true
 	}
 	room := m.opt.Budget - m.logSize(sel) - m.meter.recall
 	var keys []int
-	for i, k := range want {
+	for _, k := range want {
 		size := m.sizeBefore(m.stretchOf(k), sel.upto)
 		if size > room {
-			if i == 0 {
-				return quote{}
-			}
 			continue
 		}
 		room -= size
 		keys = append(keys, k)
 	}
+	if len(keys) == 0 || keys[0] != want[0] {
+		return quote{}, false
+	}
+	whole = len(keys) == len(want)
 	for len(keys) > 0 {
 		// Date lines make a quote of several stretches differ a little
 		// from the sum of their sizes: the worst goes until it fits.
@@ -293,87 +237,12 @@ func (m *state) recall(sel *kept, want []int) quote {
 			ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
 		}
 		if q := m.quote(asc, ends, sel.upto, recallHeader); m.logSize(sel)+q.size <= m.opt.Budget {
-			return q
+			return q, whole
 		}
 		keys = keys[:len(keys)-1]
+		whole = false
 	}
-	return quote{}
-}
-
-// compact makes room in a log that would overrun the budget by dropping
-// its newest recalled parts, so that the log and, if recall is set, a
-// recall of what the shortened log lacks fit the budget. It is worth doing
-// only if a provider's cache still holds what the log keeps: a provider
-// reads an entry an earlier call wrote at its breakpoint (the end of its
-// log) when it lies at most cacheLookback parts before the new
-// breakpoint, and otherwise bills the whole prefix anew, as after a
-// rebuild, which would at least choose a fresh block. So it keeps the
-// fewest recalled parts such that one of them, or for none the block and
-// the turns after it, ended an earlier call within that reach; a stretch
-// dropped that the query still needs comes back in the new recall. The
-// block and the turns after it stay: every turn since the block is in the
-// log, in order. It reports whether it made room; if not, the log is left
-// as it was.
-func (m *state) compact(rk *ranking, sel *kept, picked []int, recall bool) bool {
-	all := sel.recalls
-	n := len(m.turns)
-	for j := range len(all) + 1 {
-		// The parts after the earlier call's end that the shortened log
-		// keeps: the turns since it and the new recall. The call that made
-		// the block ended with the turns it placed natively; a restored
-		// block's is not known, so its first such turn stands in, which is
-		// never later.
-		after, made := n-1-sel.upto, sel.upto
-		if sel.made > sel.upto {
-			after, made = n-sel.made, sel.made
-		}
-		if j > 0 {
-			after, made = n-all[j-1].at, all[j-1].at
-		} else if sel.grown {
-			// The call that made the block ended with its recall: no
-			// earlier call ended with the block and its turns.
-			continue
-		}
-		if m.expired(made) {
-			continue // so is every entry before it
-		}
-		sel.recalls = all[:j]
-		var q quote
-		if recall {
-			want := m.missing(rk, sel, picked)
-			if q = m.recall(sel, want); q.size == 0 && len(want) > 0 {
-				continue // what it lacks does not fit
-			}
-		}
-		if q.size > 0 {
-			after++
-		}
-		if after >= cacheLookback || m.logSize(sel)+q.size > m.opt.Budget {
-			continue
-		}
-		if q.size > 0 {
-			sel.recalls = append(sel.recalls[:j:j], recallAt(n, q))
-		}
-		return true
-	}
-	sel.recalls = all
-	return false
-}
-
-// expired reports whether the cache entry a call made just before turn t
-// was appended has expired by now: the time ComposeAt's query was asked,
-// or else the newest turn's. A provider keeps an entry cacheLifetime after
-// it was written, and turns without a time give no reason to think it gone.
-func (m *state) expired(t int) bool {
-	n := len(m.turns)
-	if t >= n {
-		return false // made after the newest turn: by the call before this one
-	}
-	now := m.asked
-	if now.IsZero() {
-		now = m.when(n - 1)
-	}
-	return lapsed(m.when(t), now)
+	return quote{}, false
 }
 
 // lapsed reports whether a cache entry written at then has expired by now;
@@ -386,21 +255,12 @@ func lapsed(then, now time.Time) bool {
 // since (Anthropic's default; OpenAI's is at least as long).
 const cacheLifetime = 5 * time.Minute
 
-// cacheLookback is how many parts, counting back from a call's cache
-// breakpoint, a provider searches for an entry an earlier call left
-// (Anthropic's rule, the strictest of the large providers').
-const cacheLookback = 20
-
-// serves reports whether the log serves a query for which a rebuild would
-// pick picked, best first, whatever it lacks. Only keep or rebuild (recall
-// off, the rule before logs could grow) keeps a log for what it shows:
-// while the judged best it shows score at least (1 − Stability) of what a
-// rebuild would bring. A log that recalls serves while it lacks nothing
-// worth recalling (missing), however well the turns since its block match:
-// a query that carries on the talk of the moment may still need an older
-// stretch, and what it lacks costs the same to write either way.
+// serves reports whether, with recall off (keep or rebuild, the rule
+// before logs could grow), the log serves a query for which a rebuild would
+// pick picked, best first: while the judged best it shows score at least
+// (1 − Stability) of what a rebuild would bring.
 func (m *state) serves(rk *ranking, sel *kept, picked []int) bool {
-	return m.opt.Recall < 0 && rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked)
+	return rk.strength(sel) >= (1-m.opt.Stability)*rk.freshStrength(picked)
 }
 
 // missing returns, best first, the first turns of the stretches a rebuild
@@ -421,14 +281,21 @@ func (m *state) missing(rk *ranking, sel *kept, picked []int) []int {
 }
 
 // floor is the least score a stretch must have to be worth a place in the
-// log, and so a write to the provider's cache, for the query: the share
-// Stability of the query's weight (see query.ceiling), the score of a
-// stretch that holds every word of the query; for a Retriever, whose
-// scores have no such scale, that share of the best stretch's score.
+// context, and so an uncached read, for the query: what a stretch drawn at
+// random scores for it at least (see query.chance; a stretch's score adds a
+// share of its neighbour's, and a random stretch's neighbour scores so
+// too), and beyond that the share
+// Stability of the rest of the query's weight, up to the score of a
+// stretch that holds every word of the query (see query.ceiling). A match
+// any stretch could make tells nothing: a query of words said everywhere
+// (a greeting, a name) needs more of them matched to be worth a recall. For
+// a Retriever, whose scores have no such scale, the floor is that share of
+// the best stretch's score.
 func (m *state) floor(rk *ranking, picked []int) float64 {
 	share := max(m.opt.Stability, 0)
 	if rk.q != nil {
-		return share * rk.q.ceiling()
+		chance := rk.q.chance() * (1 + m.tune.neighbour)
+		return chance + share*(rk.q.ceiling()-chance)
 	}
 	if len(picked) == 0 {
 		return 0
@@ -443,31 +310,21 @@ func (m *state) current(sel *kept) bool {
 	if sel.upto > len(m.turns) {
 		return false
 	}
-	for q := range sel.quotes {
-		for i, k := range q.keys {
-			// A stretch starts where it did, or the part of one (see
-			// piece) lies inside one.
-			s := m.stretchOf(k)
-			if s < 0 || m.str[s].start != k && q.ends[i] > m.stretchEnd(s) {
-				return false
-			}
-		}
-	}
-	for _, r := range sel.recalls {
-		if r.at > len(m.turns) {
+	q := &sel.block
+	for i, k := range q.keys {
+		// A stretch starts where it did, or the part of one (see piece)
+		// lies inside one.
+		s := m.stretchOf(k)
+		if s < 0 || m.str[s].start != k && q.ends[i] > m.stretchEnd(s) {
 			return false
 		}
 	}
 	return true
 }
 
-// logSize is the characters the log takes: its quotes and its native turns.
+// logSize is the characters the log takes: its block and its native turns.
 func (m *state) logSize(sel *kept) int {
-	n := m.tailCost(sel.upto)
-	for q := range sel.quotes {
-		n += q.size
-	}
-	return n
+	return sel.block.size + m.tailCost(sel.upto)
 }
 
 // strength is the summed score of the judged best stretches the log shows,
@@ -486,10 +343,8 @@ func (rk *ranking) strength(sel *kept) float64 {
 			}
 		}
 	}
-	for q := range sel.quotes {
-		for _, k := range q.keys {
-			push(rk.score(m.stretchOf(k)))
-		}
+	for _, k := range sel.block.keys {
+		push(rk.score(m.stretchOf(k)))
 	}
 	if sel.upto < len(m.turns) {
 		for s := m.stretchOf(sel.upto); s < len(m.str); s++ {
@@ -665,12 +520,12 @@ func (m *state) rebuild(rk *ranking, reserve int) {
 	m.sel = &kept{block: m.quote(keys, ends, cut, memoryHeader), upto: cut, made: len(m.turns)}
 }
 
-// included lists, ascending, the first turn of each stretch the log shows,
-// quoted or native.
-func (m *state) included() []int {
+// included lists, ascending, the first turn of each stretch the context
+// shows: quoted in the log's block or in recall, or native.
+func (m *state) included(recall *quote) []int {
 	sel := m.sel
 	var inc []int
-	for q := range sel.quotes {
+	for _, q := range []*quote{&sel.block, recall} {
 		for i, k := range q.keys {
 			for s := m.stretchOf(k); s < len(m.str) && m.str[s].start < q.ends[i]; s++ {
 				inc = append(inc, m.str[s].start)

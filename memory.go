@@ -31,22 +31,24 @@
 //     with its speaker and each stretch with its date. The newest exchange
 //     (the two newest turns) follows as native messages.
 //  3. Keep the context still: it is a log that only grows at its end. The
-//     turns appended since the block follow it natively; when a query finds
-//     that the context lacks stretches a rebuild would show for it, those
-//     that match enough of the query to be worth a cache write (a share
-//     Options.Stability of its weight) are recalled, best first while they
-//     fit, in a new memory part after everything already sent
-//     (Result.Recalled). Every part up to Result.StableUpto repeats byte
-//     for byte on the next call, so the provider's prompt cache holds,
-//     until the log would overrun the budget: it then drops recalled parts
-//     the cache still allows it to, or is rebuilt with room to grow
-//     (Result.Reselected), the rest of what the query needs recalled at
-//     once after the new block, past the breakpoint. It is rebuilt too on
-//     the first call after a pause of five minutes, before the newest turn
-//     or before the query (ComposeAt says when it was asked): the
-//     provider's cache is gone, and a rebuild writes less. A stretch too long for the room is quoted in
-//     part, the turns that match the query and those around them, marked
-//     as part of a longer stretch.
+//     turns appended since the block follow it natively, and every part up
+//     to Result.StableUpto repeats byte for byte on the next call, so the
+//     provider's prompt cache holds. When a query finds that the context
+//     lacks stretches a rebuild would show for it, those that match enough
+//     of the query to be worth their place (beyond what any stretch
+//     matches by chance, a share Options.Stability of the rest of its
+//     weight) are recalled, best first, in a memory part past the
+//     breakpoint, for that call alone (Result.Recalled): one query's needs
+//     cost one uncached read, not a cache write and a cached read on every
+//     call after. When they do not all fit beside the log, or the log would
+//     overrun the budget, it is rebuilt with room to grow
+//     (Result.Reselected), the rest of what the query needs recalled past
+//     the new block. It is rebuilt too on the first call after a pause of
+//     five minutes, before the newest turn or before the query (ComposeAt
+//     says when it was asked): the provider's cache is gone, and a rebuild
+//     writes less. A stretch too long for the room is quoted in part, the
+//     turns that match the query and those around them, marked as part of
+//     a longer stretch.
 //  4. Outside knowledge (Options.External) arrives last, and an item is
 //     admitted when it adds what the composed context lacks, compared like
 //     with like: by default it must outscore the conversation's best
@@ -222,13 +224,14 @@ const (
 	DefaultBudget = 20_000
 	// DefaultChunk is the size at which a stretch closes, in characters.
 	DefaultChunk = 1000
-	// DefaultStability recalls into a kept context the stretches a
-	// rebuild would show that match at least 0.225 of the query's weight
-	// (see Options.Stability): the value leave-one-conversation-out on the
+	// DefaultStability recalls past a kept context the stretches a
+	// rebuild would show that match, beyond what any stretch matches by
+	// chance, at least 0.15 of the rest of the query's weight (see
+	// Options.Stability): the value leave-one-conversation-out on the
 	// LoCoMo dev conversations chooses, in every fold, as the best recall
 	// on the live chat with questions among the settings whose bill stays
 	// within 0.30× plain RAG's (the README's measured section).
-	DefaultStability = 0.225
+	DefaultStability = 0.15
 )
 
 // tuning is every number behind the rules that is a choice rather than a
@@ -292,7 +295,7 @@ const maxJudged = 8
 
 // Options configures a Memory. The zero value is the recommended setup: a
 // 20,000-character budget, 1,000-character stretches and a sticky context
-// that grows by recall.
+// that recalls past itself what a query lacks.
 type Options struct {
 	// Budget is the most the composed context may hold, framing included,
 	// not counting the final query: characters (Unicode code points), or
@@ -331,10 +334,11 @@ type Options struct {
 
 	// Stability says how readily a kept context is left as it is. Of the
 	// stretches a rebuild would show for a new query, those the context
-	// lacks that match at least the share Stability of the query's weight
-	// are recalled into it, best first, while they fit (see Recall). So it
-	// grows by what the query needs, and stays still when nothing it lacks
-	// is worth a cache write. Zero means DefaultStability; values in
+	// lacks that match, beyond what a stretch drawn at random matches, at
+	// least the share Stability of the rest of the query's weight are
+	// recalled past it, best first, for that call (see Recall). So the
+	// kept context stays still, and a query gets what it needs when that is
+	// worth its place. Zero means DefaultStability; values in
 	// (0, 1] are stickier as they grow (1 recalls only a stretch that holds
 	// every word of the query); a negative value reselects the whole
 	// context on every query, which suits one-shot questions with no prompt
@@ -346,19 +350,19 @@ type Options struct {
 	// it is rebuilt (RebuildExpired).
 	Stability float64
 
-	// Recall bounds how many stretches one query may add to a kept
-	// context (see Stability): they are quoted in a new memory part after
-	// everything already sent, so the cached prefix holds and the next call
-	// finds them cached too. Zero sets no count: what the query needs and
-	// the budget leaves room for. When the best of them does not fit, the
-	// context drops recalled parts (compaction) or is rebuilt, to half of
-	// what it may spend (or the query's three best stretches, if more),
-	// leaving room to grow, and recalls at once the rest of what the query
-	// needs, within the same count; so it is after a pause that
-	// outlives the provider's cache (see Stability). A negative value never
-	// recalls: a context is kept while its three best stretches score at
-	// least (1 − Stability) of a rebuild's, and otherwise rebuilt whole, as
-	// byheart did before its contexts could grow.
+	// Recall bounds how many stretches one query may recall beyond a kept
+	// context (see Stability): they are quoted in a memory part past the
+	// cache breakpoint, for that call alone, so the cached prefix holds and
+	// does not grow with what one query needed. Zero sets no count: what the
+	// query needs and the budget leaves room for. When they do not all fit
+	// beside the context, it is rebuilt, to half of what it may spend (or
+	// the query's three best stretches, if more), leaving room for the turns
+	// to come and later recalls, and the rest of what the query needs is
+	// recalled past the new block, within the same count; so it is after a
+	// pause that outlives the provider's cache (see Stability). A negative
+	// value never recalls: a context is kept while its three best stretches
+	// score at least (1 − Stability) of a rebuild's, and otherwise rebuilt
+	// whole, as byheart did before its contexts could grow.
 	Recall int
 
 	// Boundaries, when set, is asked for split points inside a stretch that

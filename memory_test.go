@@ -483,9 +483,7 @@ func TestRedactedTextIsUnreachable(t *testing.T) {
 				assert.NotContains(t, text, "hunter2")
 			}
 			if m.sel != nil {
-				for q := range m.sel.quotes {
-					assert.NotContains(t, q.text, "hunter2")
-				}
+				assert.NotContains(t, m.sel.block.text, "hunter2")
 			}
 			checkIndex(t, m)
 

@@ -678,11 +678,11 @@ func (cw *contextWeighing) settle(w *weighing, holds []bool) {
 // stretch's included; only a part of a stretch that holds a term the rest
 // of the context lacks is tokenized, as the index tokenizes it, so a long
 // turn is not read again on every call.
-func (m *state) contextHolds(q []qterm, skip int) []bool {
+func (m *state) contextHolds(q []qterm, skip int, recall *quote) []bool {
 	holds := make([]bool, len(q))
 	at := queryAt(q)
 	var tk tokenizer
-	m.contextRanges(func(s, lo, hi int) {
+	m.contextRanges(recall, func(s, lo, hi int) {
 		slot := m.str[s].slot
 		whole := lo == m.str[s].start && hi == m.stretchEnd(s) && (skip < lo || skip >= hi)
 		read := false
@@ -729,8 +729,9 @@ func (m *state) turnTerms(tk *tokenizer, at map[string]int, s, t int, found func
 // contextRanges calls each with the turns of the context composed for the
 // conversation alone, stretch by stretch: s, and the turns [lo, hi) of it
 // the context holds. Every turn when the whole history fits (no kept
-// log), else the kept log's quotes and native turns.
-func (m *state) contextRanges(each func(s, lo, hi int)) {
+// log), else the kept log's block and native turns and what the query
+// recalls past the breakpoint (recall, which may be nil).
+func (m *state) contextRanges(recall *quote, each func(s, lo, hi int)) {
 	span := func(a, b int) {
 		for s := max(m.stretchOf(a), 0); s < len(m.str) && m.str[s].start < b; s++ {
 			if lo, hi := max(a, m.str[s].start), min(b, m.stretchEnd(s)); lo < hi {
@@ -742,7 +743,10 @@ func (m *state) contextRanges(each func(s, lo, hi int)) {
 		span(0, len(m.turns))
 		return
 	}
-	for qt := range m.sel.quotes {
+	for _, qt := range []*quote{&m.sel.block, recall} {
+		if qt == nil {
+			continue
+		}
 		for i, k := range qt.keys {
 			span(k, qt.ends[i])
 		}

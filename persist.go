@@ -11,7 +11,8 @@ import (
 
 // FormatVersion is the version ToJSON writes. FromJSON reads this version
 // and earlier ones and refuses later ones with ErrVersion. Version 2 added
-// the stretches recalled into a kept context, version 3 the agent turns:
+// the stretches recalled into a kept context (a log that keeps them, from an
+// earlier rule 3, is dropped on reading), version 3 the agent turns:
 // their roles, tools, call ids and sources, version 4 a turn's expiry
 // (Turn.Expires). A save may also say what the next call's Result.Rebuild
 // depends on beside the kept selection (why one was dropped, when the
@@ -143,9 +144,6 @@ func (m *state) keptWire() any {
 	if m.exp != nil {
 		w.Clock = savedClock(m.judged)
 	}
-	for _, r := range sel.recalls {
-		w.Recalls = append(w.Recalls, wireRecall{At: r.at, Keys: r.keys, Ends: r.ends})
-	}
 	return w
 }
 
@@ -159,8 +157,8 @@ func (m *state) keptWire() any {
 // since both are derived state that can be repaired: one whose numbers are
 // out of range or no longer match the boundaries, whose cut leaves out the
 // newest exchange or falls between a call and its result, whose quotes end
-// inside a stretch or overlap, or whose recalls come out of order or before
-// the cut. Anything else malformed, including boundaries or a selection
+// inside a stretch or overlap, or that holds recalls (an earlier version
+// kept them in the log). Anything else malformed, including boundaries or a selection
 // that are not lists of numbers, is an error wrapping ErrFormat, ErrVersion
 // or ErrTooLarge; FromJSON never panics on its input. Its memory and time
 // grow in proportion to the input's size, however many tool calls one
@@ -239,9 +237,6 @@ func (m *state) restoreKept(s *wireKept, why savedWhy) {
 	}
 	if s != nil && m.validKept(s) {
 		m.sel = &kept{block: m.quote(s.Keys, s.Ends, s.Upto, memoryHeader), upto: s.Upto, made: s.Made}
-		for _, r := range s.Recalls {
-			m.sel.recalls = append(m.sel.recalls, recall{at: r.At, quote: m.quote(r.Keys, r.Ends, s.Upto, recallHeader)})
-		}
 	}
 }
 
@@ -374,12 +369,11 @@ func cleanBounds(bounds []int, n int) []int {
 // to the end of a stretch or to the cut, whichever came first when it was
 // quoted: it ends at a stretch boundary or at the cut (running across
 // boundaries only where its stretch was split since, as a kept quote keeps
-// its turns then), never past the cut nor into the next quote. Recalls come
-// in order, after the cut and no earlier than the block was made, none
-// between a call and its result, each quoting something; and no turn is
-// quoted twice. A selection that fails any of them is dropped, as one that
-// no longer matches the boundaries is: it is derived state, and the next
-// call rebuilds it.
+// its turns then), never past the cut nor into the next quote, so no turn
+// is quoted twice; and it keeps no recalls (an earlier rule 3 kept them in
+// the log; this one recalls past the breakpoint). A selection that fails
+// any of them is dropped, as one that no longer matches the boundaries is:
+// it is derived state, and the next call rebuilds it.
 func (m *state) validKept(s *wireKept) bool {
 	n := len(m.turns)
 	if s.Upto < 0 || s.Upto >= n || s.Made != 0 && (s.Made <= s.Upto || s.Made > n) || !m.splittable(s.Upto) {
@@ -394,49 +388,31 @@ func (m *state) validKept(s *wireKept) bool {
 	if s.Upto > made-2 && made >= 2 && m.cutAt(made) < s.Upto {
 		return false
 	}
-	var quoted [][2]int
-	parted := map[int]bool{}
-	check := func(keys, ends []int) bool {
-		if len(keys) != len(ends) {
-			return false
-		}
-		prev := 0
-		for i, k := range keys {
-			if k < prev || ends[i] <= k || ends[i] > s.Upto {
-				return false
-			}
-			j := m.stretchOf(k)
-			if j < 0 {
-				return false
-			}
-			if e := ends[i]; m.str[j].start != k || e != s.Upto && m.str[m.stretchOf(e)].start != e {
-				// Part of a longer stretch (see piece): it lies inside the
-				// one stretch, cut where a stretch could start.
-				if !m.splittable(k) || e < s.Upto && !m.splittable(e) || e > m.stretchEnd(j) || parted[j] {
-					return false
-				}
-				parted[j] = true // a rebuild quotes one part of a stretch at most
-			}
-			prev = ends[i]
-			quoted = append(quoted, [2]int{k, ends[i]})
-		}
-		return true
-	}
-	if !check(s.Keys, s.Ends) {
+	if len(s.Keys) != len(s.Ends) || len(s.Recalls) > 0 {
+		// Recalls kept in the log come from a save of an earlier rule 3:
+		// this one recalls past the breakpoint and keeps none.
 		return false
 	}
-	at := max(s.Upto+1, s.Made)
-	for _, r := range s.Recalls {
-		if r.At < at || r.At > n || m.turns[r.At-1].waiting != 0 || len(r.Keys) == 0 || !check(r.Keys, r.Ends) {
+	parted := map[int]bool{}
+	prev := 0
+	for i, k := range s.Keys {
+		e := s.Ends[i]
+		if k < prev || e <= k || e > s.Upto {
 			return false
 		}
-		at = r.At
-	}
-	slices.SortFunc(quoted, func(a, b [2]int) int { return a[0] - b[0] })
-	for i := 1; i < len(quoted); i++ {
-		if quoted[i][0] < quoted[i-1][1] {
+		j := m.stretchOf(k)
+		if j < 0 {
 			return false
 		}
+		if m.str[j].start != k || e != s.Upto && m.str[m.stretchOf(e)].start != e {
+			// Part of a longer stretch (see piece): it lies inside the one
+			// stretch, cut where a stretch could start.
+			if !m.splittable(k) || e < s.Upto && !m.splittable(e) || e > m.stretchEnd(j) || parted[j] {
+				return false
+			}
+			parted[j] = true // a rebuild quotes one part of a stretch at most
+		}
+		prev = e
 	}
 	return true
 }

@@ -98,8 +98,8 @@ func TestRestoredSelectionStaysSticky(t *testing.T) {
 	prefixHeld(t, r2, r3, "after a restart the selection extends as before")
 }
 
-// recalledMemory returns a memory whose kept context has grown by a recall,
-// with the options it was made with.
+// recalledMemory returns a memory whose last call recalled past its kept
+// context, with the options it was made with.
 func recalledMemory(t *testing.T) (*Memory, Options) {
 	t.Helper()
 	opts := Options{Budget: 1500, Stability: 0.5}
@@ -110,15 +110,15 @@ func recalledMemory(t *testing.T) (*Memory, Options) {
 	return m, opts
 }
 
-func TestRestoredLogKeepsItsRecallsAndComposesAsTheOriginal(t *testing.T) {
+func TestRestoredLogComposesAsTheOriginalRecallsIncluded(t *testing.T) {
 	t.Parallel()
 	m, opts := recalledMemory(t)
 	data, err := m.ToJSON()
 	require.NoError(t, err)
+	assert.NotContains(t, string(data), `"recalls"`, "the log keeps no recalls")
 	m2, err := FromJSON(throughJSON(t, data), opts)
 	require.NoError(t, err)
 	require.NotNil(t, m2.sel)
-	require.Len(t, m2.sel.recalls, len(m.sel.recalls))
 	again, err := m2.ToJSON()
 	require.NoError(t, err)
 	assert.Equal(t, string(data), string(again), "a restored log writes the same bytes")
@@ -150,54 +150,30 @@ func TestFromJSONReadsAVersionOneSave(t *testing.T) {
 	prefixHeld(t, r1, r2, "a version 1 save keeps its cache warm")
 }
 
-func TestFromJSONDropsARecallTheLibraryCouldNotHaveMade(t *testing.T) {
+func TestFromJSONDropsALogThatKeptRecalls(t *testing.T) {
 	t.Parallel()
+	// Saves of versions 2 to 4 could keep recalls in the log; this rule 3
+	// recalls past the breakpoint, so such a log is one it could not have
+	// made: it is dropped and rebuilt.
 	m, opts := recalledMemory(t)
 	data, err := m.ToJSON()
 	require.NoError(t, err)
 	sel := m.sel
 	n := m.Len()
-	block := sel.block.keys[0]
-	for name, bad := range map[string]map[string]any{
-		"quotes a block turn again":   {"at": n, "keys": []int{block}, "ends": []int{sel.block.ends[0]}},
-		"placed before the cut":       {"at": sel.upto - 1, "keys": []int{0}, "ends": []int{1}},
-		"placed after the last turn":  {"at": n + 1, "keys": []int{0}, "ends": []int{1}},
-		"quotes a turn sent natively": {"at": n, "keys": []int{0}, "ends": []int{sel.upto + 1}},
-		"quotes nothing":              {"at": n, "keys": []int{}, "ends": []int{}},
-		"names no stretch":            {"at": n, "keys": []int{1}, "ends": []int{2}},
-		"ends before it starts":       {"at": n, "keys": []int{0}, "ends": []int{0}},
-		"a key without its end":       {"at": n, "keys": []int{0}, "ends": []int{}},
-		"a place past any int":        {"at": 1e30, "keys": []int{0}, "ends": []int{1}},
-	} {
-		t.Run(name, func(t *testing.T) {
-			var doc map[string]any
-			require.NoError(t, json.Unmarshal(data, &doc))
-			s := doc["selection"].(map[string]any)
-			s["recalls"] = append(s["recalls"].([]any), bad)
-			crafted, err := json.Marshal(doc)
-			require.NoError(t, err)
-			m2, err := FromJSON(crafted, opts)
-			require.NoError(t, err, "a bad selection is dropped, not refused")
-			assert.Nil(t, m2.sel)
-			r := compose(t, m2, "the kubernetes canary rollback")
-			assert.True(t, r.Reselected())
-			checkResult(t, m2, "the kubernetes canary rollback", r)
-		})
-	}
-	// Recalls out of order.
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(data, &doc))
 	s := doc["selection"].(map[string]any)
-	first := s["recalls"].([]any)[0].(map[string]any)
-	s["recalls"] = []any{map[string]any{"at": n, "keys": []int{6}, "ends": []int{12}}, first}
-	first["at"] = sel.upto
+	s["recalls"] = []any{map[string]any{"at": n, "keys": []int{0}, "ends": []int{sel.block.keys[0]}}}
 	crafted, err := json.Marshal(doc)
 	require.NoError(t, err)
 	m2, err := FromJSON(crafted, opts)
-	require.NoError(t, err)
-	assert.Nil(t, m2.sel, "recalls placed out of order")
+	require.NoError(t, err, "such a log is dropped, not refused")
+	assert.Nil(t, m2.sel)
+	r := compose(t, m2, "the kubernetes canary rollback")
+	assert.Equal(t, RebuildRestored, r.Rebuild)
+	checkResult(t, m2, "the kubernetes canary rollback", r)
 
-	// More recalls than turns: each quotes a turn no other quote holds.
+	// More recalls than turns are dropped unread.
 	require.NoError(t, json.Unmarshal(data, &doc))
 	s = doc["selection"].(map[string]any)
 	many := make([]any, n+1)
@@ -212,7 +188,10 @@ func TestFromJSONDropsARecallTheLibraryCouldNotHaveMade(t *testing.T) {
 	assert.Nil(t, m2.sel, "more recalls than turns")
 
 	// A recall that is not numbers is malformed data, as a selection is.
-	_, err = FromJSON([]byte(strings.Replace(string(data), `"at":`, `"at":"soon","was":`, 1)), opts)
+	s["recalls"] = []any{map[string]any{"at": "soon", "keys": []int{0}, "ends": []int{1}}}
+	crafted, err = json.Marshal(doc)
+	require.NoError(t, err)
+	_, err = FromJSON(crafted, opts)
 	assert.ErrorIs(t, err, ErrFormat)
 }
 
@@ -1103,8 +1082,8 @@ func TestARestoredMemoryRebuildsForTheReasonTheLiveOneWould(t *testing.T) {
 // one keeps, restated apart from validKept: the cut leaves the newest
 // exchange of the call that made the block native, and falls where a
 // stretch may start; quotes start at stretch starts and end at a boundary
-// or the cut, in order (or is the part of one stretch); recalls follow the cut and the block's making, in
-// order, none between a call and its result; no turn is quoted twice.
+// or the cut, in order (or is the part of one stretch); no turn is quoted
+// twice; the log keeps no recalls.
 func checkKeptAsLive(t *testing.T, m *Memory) {
 	t.Helper()
 	sel, n := m.sel, len(m.turns)
@@ -1118,34 +1097,25 @@ func checkKeptAsLive(t *testing.T, m *Memory) {
 	}
 	require.True(t, m.splittable(sel.upto), "the cut separates a call from its result")
 	owner, parted := map[int]bool{}, map[int]bool{}
-	at := sel.upto + 1
-	for i, q := range slices.Collect(sel.quotes) {
-		if i > 0 {
-			r := sel.recalls[i-1]
-			require.GreaterOrEqual(t, r.at, max(at, sel.made), "recalls in order, after the cut and the block")
-			require.LessOrEqual(t, r.at, n)
-			require.Zero(t, m.turns[r.at-1].waiting, "a recall between a call and its result")
-			require.NotEmpty(t, q.keys)
-			at = r.at
-		}
-		for j, k := range q.keys {
-			e, st := q.ends[j], m.stretchOf(k)
-			whole := k == m.str[st].start && (e == sel.upto || e < sel.upto && m.str[m.stretchOf(e)].start == e)
-			// Or the part of one longer stretch that matched (see piece):
-			// inside it, cut where a stretch could start.
-			part := e <= m.stretchEnd(st) && m.splittable(k) && (e == sel.upto || m.splittable(e)) && !parted[st]
-			require.True(t, whole || part, "quote [%d, %d) is neither whole stretches nor the one part of one", k, e)
-			parted[st] = parted[st] || !whole
-			for turn := k; turn < e; turn++ {
-				require.False(t, owner[turn], "turn %d quoted twice", turn)
-				owner[turn] = true
-			}
+	q := &sel.block
+	for j, k := range q.keys {
+		e, st := q.ends[j], m.stretchOf(k)
+		whole := k == m.str[st].start && (e == sel.upto || e < sel.upto && m.str[m.stretchOf(e)].start == e)
+		// Or the part of one longer stretch that matched (see piece):
+		// inside it, cut where a stretch could start.
+		part := e <= m.stretchEnd(st) && m.splittable(k) && (e == sel.upto || m.splittable(e)) && !parted[st]
+		require.True(t, whole || part, "quote [%d, %d) is neither whole stretches nor the one part of one", k, e)
+		parted[st] = parted[st] || !whole
+		for turn := k; turn < e; turn++ {
+			require.False(t, owner[turn], "turn %d quoted twice", turn)
+			owner[turn] = true
 		}
 	}
 }
 
 // mutateSelection changes one number of a saved selection at random, or
-// its shape: empties the block, repeats or drops a quote, moves a recall.
+// its shape: empties the block, repeats or drops a quote, adds a recall (a
+// log of an earlier rule 3, which this one drops).
 func mutateSelection(rng *rand.Rand, sel map[string]any, n int) {
 	ints := func(v any) []any { xs, _ := v.([]any); return xs }
 	nums := []func(v float64) float64{

@@ -19,8 +19,8 @@ const (
 	// PartMemory is the memory block: stretches of the conversation
 	// quoted when it is over the budget.
 	PartMemory
-	// PartRecalled is a memory part that a later query added to a kept
-	// context (see Result.Recalled).
+	// PartRecalled is a memory part of what the query needed beyond the
+	// kept context, past the breakpoint (see Result.Recalled).
 	PartRecalled
 	// PartOutside is outside material (see Options.External).
 	PartOutside
@@ -67,7 +67,7 @@ func (k *PartKind) UnmarshalText(b []byte) error {
 // the measure of its part.
 type Spend struct {
 	Memory   int `json:"memory"`   // the memory block
-	Recalled int `json:"recalled"` // memory parts recalled into a kept context
+	Recalled int `json:"recalled"` // the memory part recalled past a kept context
 	Turns    int `json:"turns"`    // turns sent as their own parts
 	Outside  int `json:"outside"`  // outside material
 	Query    int `json:"query"`    // the query, which the budget does not count
@@ -93,14 +93,11 @@ func (s *Spend) add(kind PartKind, size int) {
 	}
 }
 
-// Rebuild says what a composition rebuilt of the context the previous call
-// sent, and why (see Result.Rebuild): the whole selection, for every reason
-// but RebuildCompacted, or its end, for RebuildCompacted; "" when it
-// rebuilt nothing.
+// Rebuild says why a composition rebuilt the context the previous call
+// sent (see Result.Rebuild); "" when it rebuilt nothing.
 type Rebuild string
 
-// The reasons for a rebuild: of the whole selection, or, for
-// RebuildCompacted, of its end.
+// The reasons for a rebuild of the selection.
 const (
 	// RebuildFirst: there was no kept context, because the conversation
 	// has just outgrown the budget or no call had composed over it yet.
@@ -124,17 +121,16 @@ const (
 	// turns are cut to share it and the context is made afresh each call.
 	RebuildStep Rebuild = "step"
 	// RebuildOverBudget: the kept context with the turns appended since
-	// has outgrown the budget, and dropping recalled parts (see
-	// RebuildCompacted) could not make room while the provider still holds
-	// what it would keep.
+	// has outgrown the budget.
 	RebuildOverBudget Rebuild = "over-budget"
 	// RebuildWeaker: the kept context served the query less well than a
 	// fresh selection would (see Options.Stability), and Options.Recall is
 	// negative, so it could not grow.
 	RebuildWeaker Rebuild = "weaker"
-	// RebuildNoRoom: the kept context served the query less well than a
-	// fresh selection would, and the stretches it lacked did not fit in
-	// what was left of the budget, even with recalled parts dropped.
+	// RebuildNoRoom: the stretches the kept context lacked for the query
+	// did not all fit in what it left of the budget to recall them in, or
+	// the query's best stretch is too long for that room and the context
+	// lacked the part of it that matches.
 	RebuildNoRoom Rebuild = "no-room"
 	// RebuildExpired: the newest turn came at least five minutes after the
 	// one before it, or the query (Memory.ComposeAt) that long after the
@@ -144,13 +140,6 @@ const (
 	// leaves the new sitting room to grow. A conversation without times
 	// never causes it.
 	RebuildExpired Rebuild = "expired"
-	// RebuildCompacted: the end was rebuilt, the rest kept. The kept
-	// context would have outgrown the budget, so its newest recalled parts
-	// were dropped; every part before them, the memory block included,
-	// repeats, and a provider's cache still holds them: it happens only
-	// when an earlier call of the last few minutes ended with a prefix of
-	// those parts at most 20 parts before this call's StableUpto.
-	RebuildCompacted Rebuild = "compacted"
 )
 
 // logCall writes one Debug line about a composition to lg.

@@ -741,7 +741,7 @@ func TestFromJSONReadsEveryEarlierVersion(t *testing.T) {
 
 // ── fuzzing ───────────────────────────────────────────────────────────
 
-// checkQuotes reads back every memory part of m's log and checks that it
+// checkQuotes reads back the memory block of m's log and checks that it
 // quotes exactly its turns, each as its kind is laid out, framed turns
 // framed with their source.
 func checkQuotes(t tb, m *Memory) {
@@ -749,10 +749,7 @@ func checkQuotes(t tb, m *Memory) {
 	if m.sel == nil {
 		return
 	}
-	for q := range m.sel.quotes {
-		if q.text == "" {
-			continue
-		}
+	if q := &m.sel.block; q.text != "" {
 		es, err := parseEntries(q.text)
 		require.NoError(t, err, "memory part:\n%s", q.text)
 		var want []*turn

@@ -14,7 +14,7 @@ import (
 // TestLoCoMoGuards runs the measurements on the LoCoMo dev file and holds
 // byheart to the numbers the project promises at a 20,000-character budget:
 // evidence recall over categories 1–4 of at least 0.90 when composing fresh
-// and 0.86 for the default (0.81 at 10,000 and 0.76 at 5,000), no
+// and 0.85 for the default (0.80 at 10,000 and 0.76 at 5,000), no
 // composition over the budget, a live replay
 // that costs at most 30% of plain RAG's effective tokens per call, the live
 // chat with questions in it (see the floors below), and relative dates
@@ -37,14 +37,16 @@ func TestLoCoMoGuards(t *testing.T) {
 	fresh := findRecall(res.Recall, byheartFresh.name)
 	assert.GreaterOrEqual(t, fresh.Recall14, 0.90, "byheart fresh evidence recall over categories 1–4")
 	def := findRecall(res.Recall, byheartDefault.name)
-	// 0.857 on the dev file at the Stability that leave-one-conversation-out
-	// chooses (0.225); 0.2, which it does not choose, gave 0.868.
+	// 0.858 on the dev file at the Stability that leave-one-conversation-out
+	// chooses (0.15), where recalls go past the breakpoint and a stretch
+	// must match the query beyond chance; the rule that kept them in the
+	// log gave 0.859 at 0.225, and less on the live chat.
 	assert.GreaterOrEqual(t, def.Recall14, 0.85, "byheart default (questions in order) evidence recall over categories 1–4")
 
 	// At small budgets a rebuild's block grows to the query's best
 	// stretches and recalls the rest at once: the default keeps the
-	// issue's 0.76 at 5,000 (0.764 on the dev file) and 0.80 at 10,000
-	// (0.810; 0.822 at Stability 0.2, which the validation does not choose).
+	// issue's 0.76 at 5,000 (0.767 on the dev file) and 0.80 at 10,000
+	// (0.820).
 	for _, b := range []struct {
 		budget int
 		floor  float64
@@ -92,14 +94,14 @@ func TestLoCoMoGuards(t *testing.T) {
 
 	// The live chat with questions in it. The default's floor is what
 	// leave-one-conversation-out gives a held-out conversation on average
-	// (0.855 over the seven, the lowest 0.740), not the dev run's 0.856;
-	// its bill is the one the setting was chosen under (0.29 on the dev run).
+	// (0.879 over the seven, the lowest 0.789), not the dev run's 0.879;
+	// its bill is the one the setting was chosen under (0.27 on the dev run).
 	live := map[string]liveRow{}
 	for _, row := range res.Live.Rows {
 		live[row.Method] = row
 	}
 	ld, lf, lk, lr := live[byheartDefault.name], live[byheartFresh.name], live[keepOrRebuild.name], live[plainRAG.name]
-	assert.GreaterOrEqual(t, ld.Recall.Recall14, 0.85, "live chat with questions: byheart default's recall over categories 1–4")
+	assert.GreaterOrEqual(t, ld.Recall.Recall14, 0.87, "live chat with questions: byheart default's recall over categories 1–4")
 	assert.GreaterOrEqual(t, lf.Recall.Recall14, 0.90, "live chat with questions: byheart fresh's recall over categories 1–4")
 	assert.LessOrEqual(t, ld.Bill.EffectiveTokens, 0.30*lr.Bill.EffectiveTokens, "live chat with questions: byheart default's bill against plain RAG's")
 	assert.Greater(t, ld.Recall.Recall14, lr.Recall.Recall14, "live chat with questions: byheart default against plain RAG")

@@ -9,7 +9,7 @@ import (
 
 // Leave one conversation out: the way the benchmark chooses rule 3's one
 // constant, Stability, the share of a query's weight a stretch must match
-// to be recalled into a kept context. On the live chat with questions, for
+// to be recalled past a kept context. On the live chat with questions, for
 // each conversation in turn, the setting of the grid with the best recall
 // on the other conversations, among those whose bill stays within
 // locoBill of plain RAG's there, is chosen, and measured on the one left

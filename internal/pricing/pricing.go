@@ -29,10 +29,10 @@
 // steps with no lookback limit, hits at least wherever this one does.
 // Output tokens are left out.
 //
-// Until byheart's logs could be compacted the cache remembered only the
-// previous call's prefix; every call that hit then hits now, and what
-// remembering more adds is a call whose prompt begins with an older call's
-// prefix, not the previous one's: a log that dropped its newest parts.
+// It once remembered only the previous call's prefix; every call that hit
+// then hits now, and what remembering more adds is a call whose prompt
+// begins with an older call's prefix, not the previous one's, as a log
+// that dropped its newest parts did under an earlier byheart rule 3.
 package pricing
 
 import (

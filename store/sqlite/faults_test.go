@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -44,7 +45,9 @@ func killQuestion(w, r int) string { return fmt.Sprintf("writer %d request %d", 
 // writers is a child process's work for TestKilledUnderManyWritersLosesAndDoublesNothing:
 // killWriters goroutines making chat requests under the request's id, each
 // acknowledged on stdout once its save returned, until the process is
-// killed.
+// killed. A request that fails is done again under its id, as a client
+// retries a server's error, and said on stdout; one that fails killRetries
+// times in a row ends the process with its error.
 func writers(ctx context.Context, st store.Store, arg string) error {
 	var run int
 	if _, err := fmt.Sscan(arg, &run); err != nil {
@@ -52,25 +55,40 @@ func writers(ctx context.Context, st store.Store, arg string) error {
 	}
 	var mu sync.Mutex
 	out := bufio.NewWriter(os.Stdout)
+	say := func(format string, args ...any) {
+		mu.Lock()
+		fmt.Fprintf(out, format, args...)
+		out.Flush()
+		mu.Unlock()
+	}
 	errs := make(chan error, killWriters)
 	for g := range killWriters {
 		w := run*killWriters + g
 		go func() {
 			cache := store.NewCache(st, byheart.Options{Budget: 2000}, 1)
 			for r := 0; ; r++ {
-				if err := killRequest(ctx, cache, w, r); err != nil {
-					errs <- err
-					return
+				for try := 1; ; try++ {
+					err := killRequest(ctx, cache, w, r)
+					if err == nil {
+						break
+					}
+					if try == killRetries {
+						errs <- fmt.Errorf("writer %d request %d, try %d: %w", w, r, try, err)
+						return
+					}
+					say("retry %d %d %q\n", w, r, err.Error())
+					time.Sleep(time.Duration(try) * 10 * time.Millisecond)
 				}
-				mu.Lock()
-				fmt.Fprintf(out, "ack %d %d\n", w, r)
-				out.Flush()
-				mu.Unlock()
+				say("ack %d %d\n", w, r)
 			}
 		}()
 	}
 	return <-errs
 }
+
+// killRetries is how often a child's writer makes one request before it
+// gives up.
+const killRetries = 10
 
 // killRequest is one request, redone on a fresh copy after a conflict.
 func killRequest(ctx context.Context, cache *store.Cache, w, r int) error {
@@ -105,12 +123,16 @@ func killRequest(ctx context.Context, cache *store.Cache, w, r int) error {
 // conversations of one file, and after each kill opens the file as the next
 // process would: it opens, passes SQLite's integrity check, and holds every
 // acknowledged request's question and answer once, the others at most once.
+// A writer does a failed request again under its id, as a client would, so
+// what is checked is that nothing acknowledged is lost or doubled; a
+// request failing again and again still fails the test.
 func TestKilledUnderManyWritersLosesAndDoublesNothing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "byheart.db")
 	openAt(t, path).Close()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 31))
 	acked := map[string]bool{}
-	kills := 0
+	kills, retried := 0, 0
+	var causes []string // the first few failures retried, each once
 	deadline := time.Now().Add(20 * time.Minute)
 	minKills := max(3, faultRequests()/500)
 	for (len(acked) < faultRequests() || kills < minKills) && time.Now().Before(deadline) {
@@ -140,10 +162,18 @@ func TestKilledUnderManyWritersLosesAndDoublesNothing(t *testing.T) {
 		got := <-lines
 		cmd.Wait()
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
-			t.Fatalf("kill %d: the writers ended before they were killed (%s, %d lines acknowledged):\n%s", kills, cmd.ProcessState, len(got), stderr.String())
+			// One line, so that a filter of the log by file name keeps the cause.
+			t.Fatalf("kill %d: the writers ended before they were killed (%s, %d lines acknowledged): %q", kills, cmd.ProcessState, len(got), stderr.String())
 		}
 		for _, line := range got {
 			var w, r int
+			if cause, ok := strings.CutPrefix(line, "retry "); ok {
+				retried++
+				if len(causes) < 5 && !slices.Contains(causes, cause) {
+					causes = append(causes, cause)
+				}
+				continue
+			}
 			if _, err := fmt.Sscanf(line, "ack %d %d", &w, &r); err != nil {
 				t.Fatalf("kill %d: the child wrote %q", kills, line)
 			}
@@ -155,6 +185,9 @@ func TestKilledUnderManyWritersLosesAndDoublesNothing(t *testing.T) {
 		}
 	}
 	t.Logf("%d kills, %d requests acknowledged by the killed processes: 0 lost, 0 doubled, the file opened and passed the integrity check after each kill", kills, len(acked))
+	if retried > 0 {
+		t.Logf("%d failed attempts done again under their request's id; some of them: %q", retried, causes)
+	}
 	if len(acked) < faultRequests() {
 		t.Errorf("only %d requests acknowledged in the time allowed, want %d", len(acked), faultRequests())
 	}
