@@ -213,11 +213,15 @@ const (
 // is admitted when it adds what the composed context lacks, compared like
 // with like: by default, with ExternalMargin as a share, it must outscore
 // the conversation's best stretch for the query or hold more of the
-// query's weight than its heaviest term (see Comparison for the other
-// forms), all on one index; Result.Outside says what each item met. Admitted items go after StableUpto and before the query,
-// framed as outside reference that is not instructions. The source gets at
-// most half the time left on ctx, so the conversation keeps the other half.
-// If it fails, panics or runs out of time, or the Retriever cannot score its
+// query's weight than the heaviest query term the composed context holds
+// (see Comparison for the other forms), all on one index; Result.Outside
+// says what each item met. Admitted items go after StableUpto and before
+// the query, framed as outside reference that is not instructions. The
+// context they are weighed against is the one the conversation alone is
+// sent; in one-shot use (Stability below 0), which fills the budget, it is
+// then made again with room set aside for them. The source gets at most
+// half the time left on ctx, so the conversation keeps the other half. If
+// it fails, panics or runs out of time, or the Retriever cannot score its
 // items, the Result comes back complete without it and Result.ExternalErr
 // says why.
 //
@@ -452,7 +456,23 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, from []i
 	var l layout
 	var r Result
 	var admitted []int
-	r.Outside, admitted = m.admit(items, from, w)
+	// Rule 4 weighs outside items against the context the conversation
+	// alone is sent; a comparison that reads it waits until it is made.
+	// recall is what the query recalls past the breakpoint (rule 3), part
+	// of that context.
+	decide := func(recall *quote) {
+		if w.byContext != nil {
+			skip := -1
+			if cont {
+				skip = m.from
+			}
+			w.byContext.settle(&w, m.contextHolds(w.byContext.q, skip, recall))
+		}
+		r.Outside, admitted = m.admit(items, from, w)
+	}
+	if w.byContext == nil {
+		decide(nil)
+	}
 	var ext string
 	var extSize int
 	var recall quote
@@ -460,6 +480,9 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, from []i
 		// Rule 1: the whole history fits, and a full history on a warm
 		// cache is cheaper than any assembly.
 		m.sel, m.dropped = nil, ""
+		if w.byContext != nil {
+			decide(nil)
+		}
 		for t := range m.turns {
 			m.addNative(&l, t)
 		}
@@ -468,13 +491,20 @@ func (m *state) layOut(ctx context.Context, query string, items []Item, from []i
 		}
 	} else {
 		reserve := 0
+		if w.byContext != nil {
+			r.Rebuild, recall = m.reselect(rk, 0)
+			decide(&recall)
+		}
 		if m.opt.Stability < 0 && len(admitted) > 0 {
 			// One-shot use fills the whole budget, so outside material
-			// that earned its place must be set aside first.
+			// that earned its place must be set aside first: the context
+			// it was weighed against is made again around it.
 			ext, extSize = m.renderExternal(items, admitted, r.Outside, (budget-m.tailCost(m.cut()))/2)
 			reserve = extSize
 		}
-		r.Rebuild, recall = m.reselect(rk, reserve)
+		if w.byContext == nil || reserve > 0 {
+			r.Rebuild, recall = m.reselect(rk, reserve)
+		}
 		m.addLog(&l)
 		r.Included = m.included(&recall)
 		r.Recalled = recall.keys

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -466,7 +467,11 @@ func TestOutsideComparesLikeWithLike(t *testing.T) {
 		admitted bool
 		why      string
 	}{
-		{"either (the default)", CompareEither, false,
+		{"either (the default)", CompareEither, true,
+			"the best stretch outscores it, but the item holds both of the query's words the context holds, more than the heavier alone; leave, which neither says, is not what it must beat"},
+		{"more than the context's heaviest term", CompareContextTerm, true,
+			"the context holds lighthouse and ferry, and the item holds both: more of the query's weight than either alone"},
+		{"stretch or the query's heaviest term", CompareEitherQuery, false,
 			"the best stretch outscores it, and the query's word leave, which neither side says, outweighs the two the item holds"},
 		{"best stretch", CompareStretch, false,
 			"a stretch of eight turns holds both words six times, so it outscores the one sentence that holds both once"},
@@ -509,7 +514,10 @@ func TestOutsideComparesLikeWithLike(t *testing.T) {
 			case CompareHeaviestTerm:
 				assert.Less(t, a.Score, a.Against)
 				assert.LessOrEqual(t, a.Against, 1.0, "a share of the query's weight")
-			case CompareEither:
+			case CompareContextTerm:
+				assert.Less(t, a.Against, a.Score)
+				assert.LessOrEqual(t, a.Score, 1.0, "a share of the query's weight")
+			case CompareEither, CompareEitherQuery:
 				assert.Equal(t, 1.0, a.Against, "the margin is a share of what the item meets")
 			}
 		})
@@ -543,8 +551,10 @@ func TestOutsideSaysWhatEachItemMet(t *testing.T) {
 }
 
 func TestOutsideMarginIsInTheComparisonsUnit(t *testing.T) {
-	const query = "When does the lighthouse ferry leave?"
-	const item = "The lighthouse ferry: hourly from May."
+	// The item holds walk alone, which every turn says: less of the query
+	// than lighthouse or ferry, which the context holds too.
+	const query = "When does the lighthouse ferry leave after the walk?"
+	const item = "The walk, as ever."
 	m := lighthouseMemory(t, Options{Budget: 2000, Stability: -1, External: pool(item)})
 	r, err := m.Compose(context.Background(), query)
 	require.NoError(t, err)
@@ -653,6 +663,112 @@ func TestOutsideItemAddingNoQueryTermBeyondABetterOneIsCovered(t *testing.T) {
 			assert.Greater(t, copied.Score+opts.ExternalMargin, copied.Against, "it won its comparison")
 			_, block := outside(r)
 			assert.NotContains(t, block, "as the wiki says")
+		})
+	}
+}
+
+func TestContextHoldsTheQueryTermsTheContextSends(t *testing.T) {
+	// Each turn of lighthouseMemory names its number, so a number is a
+	// query term only one turn holds: the context holds it exactly when
+	// that turn is sent.
+	var words []string
+	for i := range 40 {
+		words = append(words, strconv.Itoa(i))
+	}
+	words = append(words, "lighthouse", "ferry", "island")
+	for mode, opts := range extModes {
+		for _, query := range []string{"the old lighthouse", "turn 17 and turn 3", "the slow ferry after turn 30"} {
+			t.Run(mode+"/"+query, func(t *testing.T) {
+				m := lighthouseMemory(t, opts)
+				r := composeTwice(t, m, query)
+				sent := map[string]bool{}
+				for _, msg := range r.Messages {
+					for _, p := range msg.Parts {
+						if p.Kind != PartQuery {
+							for _, term := range Terms(p.Text) {
+								sent[term] = true
+							}
+						}
+					}
+				}
+				q := m.ix.queryTerms(strings.Join(words, " "), true)
+				// What this call recalled past the breakpoint is part of the
+				// context it sent: whole stretches, from the turns Recalled.
+				recall := &quote{keys: r.Recalled}
+				for _, k := range r.Recalled {
+					recall.ends = append(recall.ends, m.stretchEnd(m.stretchOf(k)))
+				}
+				holds := m.contextHolds(q, -1, recall)
+				some, all := false, true
+				for j, term := range q {
+					assert.Equal(t, sent[term.text], holds[j], "term %q", term.text)
+					if _, err := strconv.Atoi(term.text); err == nil {
+						some, all = some || holds[j], all && holds[j]
+					}
+				}
+				assert.True(t, some)
+				assert.Equal(t, mode == "below the budget", all, "only the whole history sends every turn's number")
+				assert.False(t, holds[len(q)-1], "the conversation never names the island")
+			})
+		}
+	}
+}
+
+func TestUnderContinueTheQuestionIsNotTheContext(t *testing.T) {
+	// The question names the island, which nothing else in the
+	// conversation does; the item holds the island alone. Were the question
+	// counted as context, the island would be the heaviest term it holds,
+	// and the item would only tie with it.
+	const item = "The island has no harbour."
+	for mode, opts := range extModes {
+		t.Run(mode, func(t *testing.T) {
+			opts.External = pool(item)
+			m := lighthouseMemory(t, opts)
+			mustAppend(t, m, User, "And the island?")
+			r, err := m.Continue(context.Background())
+			require.NoError(t, err)
+			require.Len(t, r.Outside, 1)
+			a := r.Outside[0]
+			assert.True(t, a.Admitted, "%+v", a)
+			assert.Zero(t, a.Against, "the context holds none of the question's terms")
+			_, text := outside(r)
+			assert.Contains(t, text, item)
+		})
+	}
+}
+
+func TestOutsideItemsAdmittedBeforeAnItemArePartOfTheContextItMeets(t *testing.T) {
+	// The context holds lighthouse, ferry and walk; leave and island only
+	// the items say. The walk item holds walk, which the timetable lacks,
+	// and island: alone, more than the context's heaviest word; after
+	// the timetable, less than leave, which the timetable brought.
+	const query = "When does the lighthouse ferry leave for the island after the walk?"
+	timetable := Item{Text: "The island ferry leaves from the lighthouse.", Source: "timetable"}
+	walk := Item{Text: "A walk to the island.", Source: "walk"}
+	for _, tc := range []struct {
+		name     string
+		offered  []Item
+		admitted bool
+	}{
+		{"alone, it adds what the context lacks", []Item{walk}, true},
+		{"after a better item holding a heavier word, it adds less than that", []Item{timetable, walk}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := ExternalFunc(func(context.Context, string) ([]Item, error) { return tc.offered, nil })
+			m := lighthouseMemory(t, Options{Budget: 2000, Stability: -1, External: src})
+			r, err := m.Compose(context.Background(), query)
+			require.NoError(t, err)
+			require.Len(t, r.Outside, len(tc.offered))
+			a := r.Outside[len(tc.offered)-1]
+			assert.Equal(t, tc.admitted, a.Admitted, "%+v", a)
+			assert.False(t, a.Covered, "it holds walk, which no item before it holds: %+v", a)
+			assert.Equal(t, 1.0, a.Against)
+			assert.Equal(t, tc.admitted, a.Score > a.Against)
+			if len(tc.offered) > 1 {
+				assert.True(t, r.Outside[0].Admitted, "%+v", r.Outside[0])
+			}
+			_, text := outside(r)
+			assert.Equal(t, tc.admitted, strings.Contains(text, walk.Text))
 		})
 	}
 }

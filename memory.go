@@ -53,9 +53,10 @@
 //     admitted when it adds what the composed context lacks, compared like
 //     with like: by default it must outscore the conversation's best
 //     stretch for the query on one index, or hold more of the query's
-//     weight than the query's heaviest word alone (see Comparison for the
-//     other forms, and Result.Outside for what each item met). It sits
-//     after the breakpoint, framed as reference material that is not
+//     weight than the heaviest query word the composed context holds, the
+//     better items admitted before it counted as context (see Comparison
+//     for the other forms, and Result.Outside for what each item met). It
+//     sits after the breakpoint, framed as reference material that is not
 //     instructions.
 //
 // Relative dates are resolved at ingest: "I ran the race last Saturday",
@@ -382,15 +383,17 @@ type Options struct {
 
 	// ExternalMargin is a head start given to each outside item when it is
 	// weighed against the conversation, in the comparison's unit (see
-	// Admission): under the default, CompareEither, a share of what the
-	// item meets (0.1 admits an item reaching nine tenths of the best
-	// stretch's score or of the heaviest term's weight); BM25 score under
-	// CompareStretch and the window forms; a share of the query's weight
-	// (0 to 1) under CompareCoverage, CompareGain and CompareHeaviestTerm;
+	// Admission): under the default, CompareEither, and CompareEitherQuery
+	// a share of what the item meets (0.1 admits an item reaching nine
+	// tenths of the best stretch's score or of the heaviest term's
+	// weight); BM25 score under CompareStretch and the window forms; a
+	// share of the query's weight (0 to 1) under CompareCoverage,
+	// CompareGain, CompareHeaviestTerm and CompareContextTerm;
 	// the Retriever's score with one. Zero admits an item only when it
 	// outscores what it is compared against; a negative margin asks more
 	// of it, and +Inf admits every item that matches the query at all,
-	// but for those CompareEither holds back as Covered (Admission.Covered).
+	// but for those the either forms hold back as Covered
+	// (Admission.Covered).
 	ExternalMargin float64
 
 	// ExternalCompare is what an outside item is compared against; the
@@ -427,7 +430,7 @@ func (o Options) normalized() Options {
 	if math.IsNaN(o.ExternalMargin) {
 		o.ExternalMargin = 0
 	}
-	if o.ExternalCompare < CompareEither || o.ExternalCompare > CompareHeaviestTerm {
+	if o.ExternalCompare < CompareEither || o.ExternalCompare > lastComparison {
 		o.ExternalCompare = CompareEither
 	}
 	return o

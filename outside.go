@@ -13,16 +13,24 @@ type Comparison int
 
 const (
 	// CompareEither, the default, admits an item that wins either of two
-	// comparisons: CompareStretch's, or CompareHeaviestTerm's. The first
+	// comparisons: CompareStretch's, or CompareContextTerm's. The first
 	// admits what matches the query better than all the conversation says
-	// about it; the second what says more of the question than its rarest
-	// word alone, the like-with-like test for a turn-sized item that the
-	// conversation's long stretch outscores on length. Score is the better
-	// of the item's two ratios, its BM25 score to the best stretch's and
-	// its share of the query's weight to the heaviest term's, and Against
-	// is 1, so the margin is a share of what the item meets. Of the forms
-	// measured (eval/README.md, the external section) it admits the most
-	// of what the conversation lacks while keeping out 95% of junk.
+	// about it; the second what says more of the question than the
+	// heaviest (rarest) of its words that the composed context holds, the
+	// like-with-like test for a turn-sized item that the conversation's
+	// long stretch outscores on length. Score is the better of the item's
+	// two ratios, its BM25 score to the best stretch's and its weight of
+	// the query to that term's, and Against is 1, so the margin is a
+	// share of what the item meets; Against is 0 when the composed context
+	// holds none of the query's terms, and Score then the item's share of
+	// the query's weight. Items are then taken best first by BM25, and
+	// those admitted before an item are part of the context it meets: it
+	// must hold a query term they lack (else it is Covered) and, since it
+	// cannot outscore them, more of the query's weight than the heaviest
+	// query term they and the context hold (Score that ratio, Against 1).
+	// Of the forms measured (eval/README.md, the external section) it
+	// admits the most of what the conversation lacks while keeping out 95%
+	// of junk.
 	CompareEither Comparison = iota
 	// CompareStretch sets an item's BM25 score against the conversation's
 	// best stretch, whatever their lengths: a turn-sized item meets a
@@ -60,7 +68,24 @@ const (
 	// word does, which a text sharing a single word with the question
 	// never does. It reads the conversation only for the terms' weights.
 	CompareHeaviestTerm
+	// CompareContextTerm sets the share of the query's weight the item
+	// holds against the share of the heaviest query term that the composed
+	// context holds: the context the conversation alone is sent, the
+	// question itself left out. A query term the context lacks (a date the
+	// talk never names, a word the evidence alone said) cannot be what an
+	// item must beat; an item holding one holds its weight, which the
+	// context's heaviest term does not reach unless a term as rare is
+	// there. Against is 0 when the context holds none of the query's terms.
+	CompareContextTerm
+	// CompareEitherQuery is CompareEither with CompareHeaviestTerm's test
+	// for its second: the heaviest term of the whole query, held by the
+	// context or not. It was the default before CompareEither read the
+	// composed context.
+	CompareEitherQuery
 )
+
+// lastComparison is the last valid Comparison.
+const lastComparison = CompareEitherQuery
 
 // Admission is rule 4's decision on one item an External source offered,
 // with what it was compared against, so a caller can log why the item was
@@ -73,17 +98,22 @@ type Admission struct {
 	// Source is the item's Source.
 	Source string `json:"source"`
 	// Score is the item's score for the query: a BM25 score, or under
-	// CompareCoverage and CompareHeaviestTerm the share of the query's
-	// weight it holds (0 to 1), under CompareGain the share it holds that
-	// the best stretch lacks, under CompareEither a ratio (see there).
+	// CompareCoverage, CompareHeaviestTerm and CompareContextTerm the share
+	// of the query's weight it holds (0 to 1), under CompareGain the share
+	// it holds that the best stretch lacks, under CompareEither and
+	// CompareEitherQuery a ratio (see there).
 	// With a Retriever it is the Retriever's score.
 	Score float64 `json:"score"`
 	// Against is what the item was compared with, in Score's unit: the
 	// score of the conversation's best stretch, or of its best window of
 	// the item's length under the window forms, the share of the query's
-	// heaviest term under CompareHeaviestTerm, 0 under CompareGain and 1
-	// under CompareEither (see Comparison); 0 when the conversation holds
-	// none of the query's terms.
+	// heaviest term under CompareHeaviestTerm, of the heaviest query term
+	// the composed context holds under CompareContextTerm, 0 under
+	// CompareGain and 1 under CompareEither and CompareEitherQuery (see
+	// Comparison); 0 when the conversation, or under CompareEither and
+	// CompareContextTerm the composed context, holds none of the query's
+	// terms. Under CompareEither the items admitted before an item count
+	// as context for it (see there).
 	Against float64 `json:"against"`
 	// Turn is the first turn of that window or stretch, -1 when there is
 	// none.
@@ -91,10 +121,10 @@ type Admission struct {
 	// Admitted reports that the item matched the query (Score > 0),
 	// Score + Options.ExternalMargin > Against, and it is not Covered.
 	Admitted bool `json:"admitted"`
-	// Covered reports, under CompareEither, that the item won its
-	// comparison but holds no query term that the items admitted before
-	// it, those scoring higher, do not hold already: it adds nothing the
-	// composed context lacks, so it is not admitted.
+	// Covered reports, under CompareEither and CompareEitherQuery, that
+	// the item won its comparison but holds no query term that the items
+	// admitted before it, those scoring higher, do not hold already: it
+	// adds nothing the composed context lacks, so it is not admitted.
 	Covered bool `json:"covered,omitempty"`
 	// Sent reports that the item reached the context: it was admitted and
 	// fitted the room left in the budget.
@@ -129,21 +159,41 @@ func (m *state) admit(items []Item, from []int, w weighing) ([]Admission, []int)
 		return out, order
 	}
 	// Best first, an item must bring a query term the ones before it lack.
+	// Under CompareEither the items admitted before it are part of the
+	// context it is weighed against: it must hold more of the query's
+	// weight than the heaviest query term they and the context hold, and
+	// it cannot outscore them on BM25, which ranks them before it.
 	var have []bool
+	heavy := 0.0
+	cw := w.byContext
+	if cw != nil {
+		heavy = cw.heavy
+	}
 	kept := order[:0]
 	for _, i := range order {
 		adds := false
 		for _, j := range w.held[i] {
-			for int(j) >= len(have) {
-				have = append(have, false)
-			}
-			if !have[j] {
-				have[j], adds = true, true
-			}
+			adds = adds || int(j) >= len(have) || !have[j]
 		}
 		if !adds {
 			out[i].Admitted, out[i].Covered = false, true
 			continue
+		}
+		if cw != nil && cw.either && len(kept) > 0 {
+			out[i].Score, out[i].Against = cw.held[i]/heavy, 1
+			if !(out[i].Score+m.opt.ExternalMargin > out[i].Against) {
+				out[i].Admitted = false
+				continue
+			}
+		}
+		for _, j := range w.held[i] {
+			for int(j) >= len(have) {
+				have = append(have, false)
+			}
+			have[j] = true
+			if cw != nil {
+				heavy = max(heavy, cw.weight[j])
+			}
 		}
 		kept = append(kept, i)
 	}
@@ -550,4 +600,156 @@ func eitherRatio(scores, cover []float64, best, heaviest float64) ([]float64, []
 		}
 	}
 	return out, against
+}
+
+// contextWeighing is what the comparisons that read the composed context
+// (CompareEither, CompareContextTerm) keep of the weighing until the
+// context is made: each query term's weight and each item's.
+type contextWeighing struct {
+	q      []qterm
+	weight []float64 // each query term's weight, its idf on the one table
+	total  float64   // the query's weight, all its distinct terms'
+	held   []float64 // each item's weight of the query: its query terms'
+	bm25   []float64 // each item's BM25 score, 0 for one not weighed in time
+	best   float64   // the best stretch's BM25 score
+	either bool      // CompareEither: the better of this and CompareStretch's ratio
+	heavy  float64   // the heaviest query term's weight the context holds (settle)
+}
+
+// ratio is CompareEither's score of item i against a context whose
+// heaviest query term weighs heavy: the better of its weight of the query
+// to that and its BM25 score to the best stretch's. Both are taken
+// directly, so an item holding that term alone scores exactly 1: a tie.
+func (cw *contextWeighing) ratio(i int, heavy float64) float64 {
+	v := cw.held[i] / heavy
+	if cw.best > 0 {
+		v = max(v, cw.bm25[i]/cw.best)
+	}
+	return v
+}
+
+func newContextWeighing(ix *index, c corpus, q []qterm, docs [][]string, scores []float64, best float64, either bool) *contextWeighing {
+	cw := &contextWeighing{q: q, weight: make([]float64, len(q)), held: make([]float64, len(docs)), bm25: scores, best: best, either: either}
+	for j, t := range q {
+		cw.weight[j] = ix.idf(c, t)
+		cw.total += cw.weight[j]
+	}
+	for i, js := range heldTerms(q, docs) {
+		for _, j := range js {
+			cw.held[i] += cw.weight[j]
+		}
+	}
+	return cw
+}
+
+// settle sets w's scores and against for a composed context that holds
+// the query terms holds marks. The heaviest of them is what an item must
+// say more than; when the context holds none, an item holding any query
+// term adds what it lacks (Against 0, Score its share of the query's
+// weight). An item not weighed in time, or holding no query term, scores 0.
+func (cw *contextWeighing) settle(w *weighing, holds []bool) {
+	heavy := 0.0
+	for j, h := range holds {
+		if h {
+			heavy = max(heavy, cw.weight[j])
+		}
+	}
+	cw.heavy = heavy
+	n := len(cw.held)
+	w.scores, w.against = make([]float64, n), make([]float64, n)
+	for i, v := range cw.held {
+		switch {
+		case cw.bm25[i] <= 0 || cw.total <= 0:
+		case heavy == 0:
+			w.scores[i] = v / cw.total
+		case cw.either:
+			w.scores[i], w.against[i] = cw.ratio(i, heavy), 1
+		default:
+			w.scores[i], w.against[i] = v/cw.total, heavy/cw.total
+		}
+	}
+}
+
+// contextHolds reports, for each term of q, whether the context composed
+// for the conversation alone holds it: every turn when the whole history
+// fits (no kept log), else the kept log's quotes and native turns. Turn
+// skip, the question itself under Continue, is left out (-1 for none).
+// Whether a stretch holds a term is read from the index, the open
+// stretch's included; only a part of a stretch that holds a term the rest
+// of the context lacks is tokenized, as the index tokenizes it, so a long
+// turn is not read again on every call.
+func (m *state) contextHolds(q []qterm, skip int, recall *quote) []bool {
+	holds := make([]bool, len(q))
+	at := queryAt(q)
+	var tk tokenizer
+	m.contextRanges(recall, func(s, lo, hi int) {
+		slot := m.str[s].slot
+		whole := lo == m.str[s].start && hi == m.stretchEnd(s) && (skip < lo || skip >= hi)
+		read := false
+		for j, t := range q {
+			switch {
+			case holds[j] || t.id == noTerm:
+			case slot < 0 && m.ix.openTFOf(t.id) == 0, slot >= 0 && m.ix.tf(t.id, slot) == 0:
+			case whole:
+				holds[j] = true
+			default:
+				read = true
+			}
+		}
+		for t := lo; read && t < hi; t++ {
+			if t != skip {
+				m.turnTerms(&tk, at, s, t, func(j int) { holds[j] = true })
+			}
+		}
+	})
+	return holds
+}
+
+// queryAt maps each term of q to its index.
+func queryAt(q []qterm) map[string]int {
+	at := make(map[string]int, len(q))
+	for j, t := range q {
+		at[t.text] = j
+	}
+	return at
+}
+
+// turnTerms calls found with the index in q (at) of each query term turn t
+// of stretch s holds, as the index reads it, once per occurrence.
+func (m *state) turnTerms(tk *tokenizer, at map[string]int, s, t int, found func(j int)) {
+	m.pieces(t, t+1, m.str[s].start)(func(p string) {
+		tk.each(p, func(term []byte) {
+			if j, ok := at[string(term)]; ok {
+				found(j)
+			}
+		})
+	})
+}
+
+// contextRanges calls each with the turns of the context composed for the
+// conversation alone, stretch by stretch: s, and the turns [lo, hi) of it
+// the context holds. Every turn when the whole history fits (no kept
+// log), else the kept log's block and native turns and what the query
+// recalls past the breakpoint (recall, which may be nil).
+func (m *state) contextRanges(recall *quote, each func(s, lo, hi int)) {
+	span := func(a, b int) {
+		for s := max(m.stretchOf(a), 0); s < len(m.str) && m.str[s].start < b; s++ {
+			if lo, hi := max(a, m.str[s].start), min(b, m.stretchEnd(s)); lo < hi {
+				each(s, lo, hi)
+			}
+		}
+	}
+	if m.sel == nil {
+		span(0, len(m.turns))
+		return
+	}
+	for _, qt := range []*quote{&m.sel.block, recall} {
+		if qt == nil {
+			continue
+		}
+		for i, k := range qt.keys {
+			span(k, qt.ends[i])
+		}
+	}
+	span(m.sel.upto, len(m.turns))
 }

@@ -89,9 +89,13 @@ type weighing struct {
 	scores  []float64
 	against []float64
 	turns   []int
-	held    [][]int32 // under CompareEither, the query terms each item holds
-	rank    []float64 // under CompareEither, the BM25 scores that order the items
+	held    [][]int32 // under the either forms, the query terms each item holds
+	rank    []float64 // under the either forms, the BM25 scores that order the items
 	err     error     // why the items could not be weighed; wraps ErrExternal
+	// byContext is set when the comparison reads the composed context,
+	// which is made after the items are weighed: settle then sets scores
+	// and against from the query terms the context holds.
+	byContext *contextWeighing
 }
 
 // ranker scores the stretches for a query and weighs outside items
@@ -138,7 +142,15 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 		case CompareGain:
 			w.scores, w.turns = m.gain(c, q, extra)
 			w.against = make([]float64, len(items))
-		case CompareEither:
+		case CompareEither, CompareContextTerm:
+			first, _ := m.bestStretch(c, q)
+			w.rank = slices.Clone(w.scores)
+			w.byContext = newContextWeighing(m.ix, c, q, extra, w.scores, best, m.opt.ExternalCompare == CompareEither)
+			_, w.turns = uniform(0, first, len(items))
+			if m.opt.ExternalCompare == CompareEither {
+				w.held = heldTerms(q, extra)
+			}
+		case CompareEitherQuery:
 			first, _ := m.bestStretch(c, q)
 			w.rank = slices.Clone(w.scores)
 			w.scores, w.against = eitherRatio(w.scores, coverage(m.ix, c, q, extra), best, heaviest(m.ix, c, q))

@@ -69,7 +69,7 @@ func TestLoCoMoGuards(t *testing.T) {
 		assert.GreaterOrEqual(t, rule4.JunkRejected[i], 0.95, "rule 4: junk rejected with %d junk items per fetch", n)
 	}
 	assert.LessOrEqual(t, rule4.JunkChars, 0.10*always.JunkChars, "rule 4: junk characters against always admit's")
-	assert.GreaterOrEqual(t, rule4.EvidenceInContext, 0.50, "rule 4: evidence the conversation lacks, admitted (0.533 on the dev file, 0.667 on the synthetic set)")
+	assert.GreaterOrEqual(t, rule4.EvidenceInContext, 0.55, "rule 4: evidence the conversation lacks, admitted (0.559 on the dev file, 0.676 on the synthetic set)")
 	kb := res.External.Knowledge.row(ruleFour)
 	assert.GreaterOrEqual(t, kb.NeededAdmitted, 0.85, "knowledge base: paragraphs that alone answer the question, admitted")
 	assert.GreaterOrEqual(t, kb.ConversationAnswer, res.External.Knowledge.row("never admit").ConversationAnswer,

@@ -70,6 +70,8 @@ var admissions = []admission{
 	{name: "rule 4, window on the item's terms", offer: true, compare: byheart.CompareItemTerms},
 	{name: "rule 4, gain over the best stretch", offer: true, compare: byheart.CompareGain},
 	{name: "rule 4, more than the heaviest term", offer: true, compare: byheart.CompareHeaviestTerm},
+	{name: "rule 4, more than the context's heaviest term", offer: true, compare: byheart.CompareContextTerm},
+	{name: "rule 4, stretch or the query's heaviest term (the previous default)", offer: true, compare: byheart.CompareEitherQuery},
 	{name: alwaysAdmit, offer: true, compare: byheart.CompareStretch, margin: math.Inf(1)},
 }
 
@@ -539,7 +541,7 @@ func (t externalTally) result() *externalResult {
 // ruleFour names the default form of rule 4, and alwaysAdmit the policy
 // the end-to-end targets compare it with.
 const (
-	ruleFour    = "rule 4, stretch or heaviest term (default)"
+	ruleFour    = "rule 4, stretch or the context's heaviest term (default)"
 	alwaysAdmit = "always admit"
 )
 
@@ -563,6 +565,8 @@ var marginGrids = map[byheart.Comparison][]float64{
 	byheart.CompareGain:         {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
 	byheart.CompareHeaviestTerm: {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
 	byheart.CompareEither:       {-0.5, -0.25, -0.1, 0, 0.1, 0.25, 0.5},
+	byheart.CompareEitherQuery:  {-0.5, -0.25, -0.1, 0, 0.1, 0.25, 0.5},
+	byheart.CompareContextTerm:  {-0.2, -0.1, -0.05, 0, 0.05, 0.1, 0.2, 0.3},
 }
 
 // marginRow is one form's leave-one-conversation-out margin: the margin

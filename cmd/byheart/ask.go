@@ -22,13 +22,15 @@ type askOptions struct {
 
 // comparisons are the -compare flag's names for byheart's comparisons.
 var comparisons = map[string]byheart.Comparison{
-	"either":   byheart.CompareEither,
-	"stretch":  byheart.CompareStretch,
-	"window":   byheart.CompareWindow,
-	"coverage": byheart.CompareCoverage,
-	"terms":    byheart.CompareItemTerms,
-	"gain":     byheart.CompareGain,
-	"heaviest": byheart.CompareHeaviestTerm,
+	"either":       byheart.CompareEither,
+	"stretch":      byheart.CompareStretch,
+	"window":       byheart.CompareWindow,
+	"coverage":     byheart.CompareCoverage,
+	"terms":        byheart.CompareItemTerms,
+	"gain":         byheart.CompareGain,
+	"heaviest":     byheart.CompareHeaviestTerm,
+	"context":      byheart.CompareContextTerm,
+	"either-query": byheart.CompareEitherQuery,
 }
 
 // ask prints what the model would receive for question: every part with its
@@ -251,8 +253,9 @@ func writeOutside(b *strings.Builder, r byheart.Result, items []byheart.Item) {
 			admitted(a), yesNo(a.Sent), preview(items[a.Item].Text, 40))
 	}
 	b.WriteString("\nAn item is admitted when its score plus the margin beats what it was compared against, on one index:\n" +
-		"by default the better of its score to the conversation's best stretch's and its share of the question's\n" +
-		"weight to the heaviest term's, against 1; or the best stretch, or the conversation's best window of the\n" +
+		"by default the better of its score to the conversation's best stretch's and its weight of the question to\n" +
+		"that of the heaviest question term the context holds, against 1 (its share of the question's weight\n" +
+		"against 0 when the context holds none); or the best stretch, or the conversation's best window of the\n" +
 		"item's length (see -compare), which starts at the turn shown. A covered item won its comparison but holds\n" +
 		"no question term the better items admitted before it lack. An admitted item is sent when it fits the\n" +
 		"room the budget leaves.\n")

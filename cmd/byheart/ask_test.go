@@ -114,7 +114,7 @@ var outsideRow = regexp.MustCompile(`(?m)^\s+(\d+)  (.{20})  \s*(-?\d+\.\d\d)\s+
 func TestAskShowsWhatRuleFourDecidedOnEachItem(t *testing.T) {
 	items, err := readItems("testdata/outside.json")
 	require.NoError(t, err)
-	for _, compare := range []string{"either", "stretch", "window", "coverage", "terms", "gain", "heaviest"} {
+	for _, compare := range []string{"either", "stretch", "window", "coverage", "terms", "gain", "heaviest", "context", "either-query"} {
 		t.Run(compare, func(t *testing.T) {
 			opts := byheart.Options{Budget: 900, Chunk: 300, Stability: -1, ExternalCompare: comparisons[compare],
 				External: byheart.ExternalFunc(func(context.Context, string) ([]byheart.Item, error) { return items, nil })}

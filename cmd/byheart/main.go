@@ -139,7 +139,7 @@ func runAsk(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&ao.text, "text", false, "print every part's text in full")
 	fs.BoolVar(&ao.asJSON, "json", false, "print the Result as JSON instead")
 	fs.StringVar(&ao.outside, "outside", "", "offer outside material from this JSON file, an array of {\"text\": …, \"source\": …}, and show what rule 4 decided on each item")
-	compare := fs.String("compare", "either", "what an outside item is compared against: either, stretch, window, coverage, terms, gain or heaviest (see byheart.Comparison)")
+	compare := fs.String("compare", "either", "what an outside item is compared against: either, stretch, window, coverage, terms, gain, heaviest, context or either-query (see byheart.Comparison)")
 	margin := fs.Float64("margin", 0, "Options.ExternalMargin: the head start outside items get, in the comparison's unit")
 	if err := parse(fs, args, 2, "ask [flags] FILE QUESTION"); err != nil {
 		return err
@@ -147,7 +147,7 @@ func runAsk(args []string, stdout, stderr io.Writer) error {
 	o := opts()
 	cmp, ok := comparisons[*compare]
 	if !ok {
-		fmt.Fprintf(stderr, "byheart ask: -compare %q is none of either, stretch, window, coverage, terms, gain, heaviest\n", *compare)
+		fmt.Fprintf(stderr, "byheart ask: -compare %q is none of either, stretch, window, coverage, terms, gain, heaviest, context, either-query\n", *compare)
 		return errUsage
 	}
 	o.ExternalCompare, o.ExternalMargin = cmp, *margin
