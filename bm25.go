@@ -89,8 +89,10 @@ type index struct {
 }
 
 // indexScratch is the index's working space for one call: nothing in it
-// outlives the call but buffers kept for their capacity and the scores
-// cached for the query whose epoch is current.
+// outlives the call but buffers kept for their capacity, the scores cached
+// for the query whose epoch is current, and the tokenizer's ordering of the
+// vocabulary for a question's compounds (compoundIndex), which it keeps up
+// to date as terms come and go.
 type indexScratch struct {
 	// Per slot: partial sums of a top-k pass (zero outside one), exact
 	// scores cached for the query whose epoch is in mark, and the scores of
