@@ -127,7 +127,7 @@ func (m *state) reselect(rk *ranking, reserve int) (why Rebuild, recalled []int)
 	case limit == 0:
 		limit = math.MaxInt
 	}
-	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), limit)
+	picked := rk.picks(cut, m.capacity(m.room(cut, 0)), limit)
 	if !over && m.serves(rk, sel, picked) {
 		return "", nil
 	}
@@ -183,7 +183,7 @@ func (m *state) renew(rk *ranking, reserve int, why Rebuild) []int {
 	if limit == 0 {
 		limit = math.MaxInt
 	}
-	_, picked := rk.choose(sel.upto, m.room(sel.upto, reserve), limit)
+	picked := rk.picks(sel.upto, m.room(sel.upto, reserve), limit)
 	q := m.recall(sel, m.missing(rk, sel, picked))
 	if q.size == 0 {
 		return nil

@@ -311,15 +311,38 @@ func (rk *ranking) order() func(yield func(int) bool) {
 // stretches with a positive score in the order they were picked, best first.
 // A positive limit stops it once that many have been picked.
 func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
+	return rk.fill(upto, capacity, limit, false)
+}
+
+// picks is choose's picked, cut short where a keep check stops reading
+// it: serves and stillServes read the judged best, missing the picks down
+// to the first that scores below the floor. Picks come best first, so once
+// there are the judged best, a fill stops at the first stretch it meets,
+// fitting or not, that scores below the floor: nothing after it is read. A
+// fill of thousands of characters otherwise goes on, through ever deeper
+// searches, for the small stretches that close its last gap, and a keep
+// check runs one on every call.
+func (rk *ranking) picks(upto, capacity, limit int) []int {
+	_, picked := rk.fill(upto, capacity, limit, true)
+	return picked
+}
+
+// fill is choose, cut short as picks says when short is set (and then
+// leaving keys unsorted).
+func (rk *ranking) fill(upto, capacity, limit int, short bool) (keys, picked []int) {
 	m := rk.m
 	if rk.q != nil {
-		return rk.chooseBM25(upto, capacity, limit)
+		return rk.chooseBM25(upto, capacity, limit, short)
 	}
+	floor, cut := 0.0, false
 	for s := range rk.order() {
 		if limit > 0 && len(picked) == limit {
 			break
 		}
 		if capacity < m.meter.minStretch {
+			break
+		}
+		if cut && rk.score(s) < floor {
 			break
 		}
 		a := m.str[s].start
@@ -334,6 +357,9 @@ func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
 		keys = append(keys, a)
 		if rk.score(s) > 0 {
 			picked = append(picked, s)
+			if short && !cut && len(picked) >= m.tune.judged {
+				floor, cut = m.floor(rk, picked), true
+			}
 		}
 	}
 	sort.Ints(keys)
@@ -345,7 +371,7 @@ func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
 // asks the index only for the next stretch in that order that fits, so a
 // fill pays for the few dozen stretches near the top and for the small ones
 // that close the last gap, not for scoring and ordering the conversation.
-func (rk *ranking) chooseBM25(upto, capacity, limit int) (keys, picked []int) {
+func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, picked []int) {
 	m := rk.m
 	f := rk.newFill(upto, limit > 0)
 	for {
@@ -363,6 +389,9 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int) (keys, picked []int) {
 		keys = append(keys, m.str[h.s].start)
 		if h.v > 0 {
 			picked = append(picked, h.s)
+			if short && !f.cut && len(picked) >= m.tune.judged {
+				f.floor, f.cut = m.floor(rk, picked), true
+			}
 		}
 	}
 	sort.Ints(keys)
@@ -398,6 +427,8 @@ type picker struct {
 	state    int
 	zs       int  // zero-score walk: the next stretch to look at is zs-1
 	positive bool // stop at the first zero score (a keep check needs only the picks that score)
+	cut      bool // stop at the first score below floor (see picks)
+	floor    float64
 }
 
 // Fill states: what to do when the stream runs out.
@@ -460,13 +491,16 @@ func (f *picker) next(room int) (hit, int, bool) {
 			} else {
 				f.pos++
 			}
-			if f.positive && h.v <= 0 {
+			if f.positive && h.v <= 0 || f.cut && h.v < f.floor {
 				return hit{}, 0, false
 			}
 			f.last, f.started = h, true
 			if size := f.size(h.s); size <= room {
 				return h, size, true
 			}
+		}
+		if f.cut && f.started && f.last.v < f.floor {
+			return hit{}, 0, false // whatever a further search finds scores less
 		}
 		switch f.state {
 		case fillDone:
@@ -492,9 +526,13 @@ func (f *picker) next(room int) (hit, int, bool) {
 }
 
 // search makes the stream the k best positive stretches that fit room and
-// come after the last, with the special one where it ranks among them.
+// come after the last, with the special one where it ranks among them. A
+// search for them looks for k more for every stretch the fill may not take
+// (see bestSpread): past maxK in all, as when a fill's room has shrunk
+// below most stretches' size, every posting is scored instead.
 func (f *picker) search(room int) {
-	if f.state == fillStart && f.q.postings() <= f.rk.m.tune.smallQuery {
+	if f.state == fillStart && f.q.postings() <= f.rk.m.tune.smallQuery ||
+		f.k+f.rk.excluded(f.lim, room) > f.rk.m.tune.maxK {
 		f.all(room)
 		return
 	}
@@ -683,7 +721,7 @@ func (z *sizeRanges) oversized(str []stretch, lim, room int) int {
 func (rk *ranking) bestSpread(lim, room, k int, out []hit) ([]hit, bool) {
 	m := rk.m
 	n := len(m.str)
-	e := max(0, n-1-lim) + m.sizes.oversized(m.str, lim, room)
+	e := rk.excluded(lim, room)
 	closed := func(u int32) bool { return int(u) < n-1 }
 	around, complete := m.ix.best(rk.q, k+e, 1+m.tune.neighbour, closed, out[:0])
 	out = rk.spreadAround(around, lim, room)
@@ -699,6 +737,13 @@ func (rk *ranking) bestSpread(lim, room, k int, out []hit) ([]hit, bool) {
 		return out, true
 	}
 	return out[:k], false
+}
+
+// excluded counts the closed stretches a fill may not take: at or past
+// lim, or larger than room.
+func (rk *ranking) excluded(lim, room int) int {
+	m := rk.m
+	return max(0, len(m.str)-1-lim) + m.sizes.oversized(m.str, lim, room)
 }
 
 // spreadAround scores in full the given stretches, the open one and the
