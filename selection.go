@@ -17,6 +17,7 @@ type ranking struct {
 	open   float64   // built-in BM25: the open stretch
 	custom []float64 // Retriever: by stretch
 	hits   []hit     // Retriever: stretches with a positive score
+	last   searched  // built-in BM25: bestSpread's last answer
 }
 
 // score is stretch s's score for the ranking: its own, plus what it borrows
@@ -718,10 +719,74 @@ func (z *sizeRanges) oversized(str []stretch, lim, room int) int {
 // stretch whose own score is at least θ/(1+neighbour); with the open
 // stretch and the neighbours of them all, those are scored in full, and
 // no stretch left out can reach the k best of them.
+//
+// A composition asks one query for the best few stretches several times: a
+// keep check for its best stretch and for its fill, a rebuild for the
+// judged best, its best stretch and its fills, in rooms most stretches fit
+// either way. The last answer is kept (see searched) and given again when
+// it settles the question.
 func (rk *ranking) bestSpread(lim, room, k int, out []hit) ([]hit, bool) {
+	e := rk.excluded(lim, room)
+	if found, complete, ok := rk.last.answer(rk.m, lim, room, e, k, out); ok {
+		return found, complete
+	}
+	found, complete := rk.searchSpread(lim, room, k, e, out)
+	m := rk.m
+	m.answer = append(m.answer[:0], found...)
+	rk.last = searched{ok: true, n: len(m.str), lim: lim, room: room, e: e, k: k, complete: complete, hits: m.answer}
+	return found, complete
+}
+
+// searched is bestSpread's last answer for a ranking: the k best
+// stretches below lim that fit room (e stretches closed but not fitting
+// or past lim), every one there is when complete.
+type searched struct {
+	ok                 bool
+	n, lim, room, e, k int
+	complete           bool
+	hits               []hit
+}
+
+// answer gives bestSpread's answer for lim, room, e and k from the last
+// one, in out, if that settles it: ok is false when it does not. The same
+// lim and e mean the same stretches may be taken, so the best k of them
+// are the best of the last answer's, when k is at most its. In a smaller
+// room, those of the last answer that fit it are the best that do, all of
+// them when the last answer was complete, and otherwise as many as fit
+// among its k, since every stretch it left out scores less.
+func (a *searched) answer(m *state, lim, room, e, k int, out []hit) ([]hit, bool, bool) {
+	if !a.ok || a.n != len(m.str) || a.lim != lim || k > a.k {
+		return nil, false, false
+	}
+	if e == a.e {
+		return append(out[:0], a.hits[:min(k, len(a.hits))]...), a.complete && len(a.hits) <= k, true
+	}
+	if room > a.room {
+		return nil, false, false
+	}
+	out = out[:0]
+	fits := 0
+	for _, h := range a.hits {
+		if m.str[h.s].size <= room {
+			if fits < k {
+				out = append(out, h)
+			}
+			fits++
+		}
+	}
+	switch {
+	case a.complete:
+		return out, fits <= k, true
+	case fits >= k:
+		return out, false, true
+	}
+	return nil, false, false
+}
+
+// searchSpread is bestSpread by a search of the index.
+func (rk *ranking) searchSpread(lim, room, k, e int, out []hit) ([]hit, bool) {
 	m := rk.m
 	n := len(m.str)
-	e := rk.excluded(lim, room)
 	closed := func(u int32) bool { return int(u) < n-1 }
 	around, complete := m.ix.best(rk.q, k+e, 1+m.tune.neighbour, closed, out[:0])
 	out = rk.spreadAround(around, lim, room)
