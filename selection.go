@@ -34,6 +34,19 @@ func (rk *ranking) score(s int) float64 {
 	return rk.own(s) + m.tune.neighbour*nb
 }
 
+// scored is score, but once every posting of the query is scored
+// (scoreAll), a stretch that holds none of the query's words beside
+// neighbours that hold none scores zero, which is known without reading
+// the times of the turns that say whether they share a sitting: most
+// stretches of a long conversation are such.
+func (rk *ranking) scored(s int) float64 {
+	n := len(rk.m.str)
+	if rk.q != nil && rk.q.all && rk.own(s) == 0 && (s == 0 || rk.own(s-1) == 0) && (s+1 == n || rk.own(s+1) == 0) {
+		return 0
+	}
+	return rk.score(s)
+}
+
 // sameSitting reports whether stretch s+1 follows stretch s without a pause.
 func (m *state) sameSitting(s int) bool {
 	b := m.str[s+1].start
@@ -375,6 +388,7 @@ func (rk *ranking) fill(upto, capacity, limit int, short bool) (keys, picked []i
 func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, picked []int) {
 	m := rk.m
 	f := rk.newFill(upto, limit > 0)
+	defer func() { m.stream = f.stream[:0] }() // for the next fill
 	for {
 		if limit > 0 && len(picked) == limit {
 			break
@@ -442,7 +456,7 @@ const (
 
 func (rk *ranking) newFill(upto int, positive bool) *picker {
 	m := rk.m
-	f := &picker{rk: rk, q: rk.q, k: rk.m.tune.firstK, positive: positive}
+	f := &picker{rk: rk, q: rk.q, k: rk.m.tune.firstK, positive: positive, stream: m.stream[:0]}
 	if positive {
 		f.k = rk.m.tune.judged
 	}
@@ -597,21 +611,25 @@ func (f *picker) few(room int) bool {
 	return true
 }
 
-// all makes the stream every stretch still to come that fits room, scoring
-// every posting of the query.
+// all makes the stream every stretch with a score still to come that fits
+// room, scoring every posting of the query; those without one follow from
+// nextZero.
 func (f *picker) all(room int) {
-	m := f.rk.m
-	m.ix.scoreAll(f.q)
-	st := f.stream[:0]
-	for s := 0; s < f.lim; s++ {
-		if m.str[s].size > room {
-			continue
-		}
-		if h := (hit{s, f.rk.score(s)}); f.after(h) {
+	f.rk.m.ix.scoreAll(f.q)
+	found := f.rk.positives(f.lim, room, f.stream[:0])
+	st := found[:0]
+	for _, h := range found {
+		if f.after(h) {
 			st = append(st, h)
 		}
 	}
-	f.finish(st, room)
+	if f.hasSp && f.special.v > 0 && f.spSize <= room && f.after(f.special) {
+		st = append(st, f.special)
+	}
+	for i := len(st)/2 - 1; i >= 0; i-- {
+		siftDown(st, i)
+	}
+	f.stream, f.pos, f.state, f.heaped = st, 0, fillZero, true
 }
 
 // finish adds the special stretch to a complete stream and makes it a heap.
@@ -643,7 +661,7 @@ func (f *picker) nextZero(room int) (hit, int, bool) {
 		if m.str[s].size > room {
 			continue
 		}
-		if v := f.rk.score(s); v <= 0 {
+		if v := f.rk.scored(s); v <= 0 {
 			f.zs = s
 			h := hit{s, v}
 			f.last, f.started = h, true
@@ -816,6 +834,37 @@ func (rk *ranking) excluded(lim, room int) int {
 // [0, lim) of size at most room with a positive score, best first.
 func (rk *ranking) spreadAround(around []hit, lim, room int) []hit {
 	m := rk.m
+	cand := m.neighbourhood(func(near func(int)) {
+		for _, h := range around {
+			near(h.s)
+		}
+	})
+	slots := m.ix.cands[:0]
+	for _, s := range cand {
+		if sl := m.str[s].slot; sl >= 0 {
+			slots = append(slots, sl)
+		}
+	}
+	rk.q.scoreMany(m.ix.ascending(slots))
+	m.ix.cands = slots[:0]
+	out := around[:0]
+	for _, s := range cand {
+		if s < lim && m.str[s].size <= room {
+			if v := rk.score(s); v > 0 {
+				out = append(out, hit{s, v})
+			}
+		}
+	}
+	m.spread = cand[:0]
+	sortHits(out)
+	return out
+}
+
+// neighbourhood returns, once each, the stretches seed passes to near,
+// the open stretch, and the neighbours of them all in the same sitting:
+// every stretch whose score one of them can lend to or borrow from. The
+// list is m.spread's, for the caller to give back.
+func (m *state) neighbourhood(seed func(near func(s int))) []int {
 	n := len(m.str)
 	if len(m.mark) < n {
 		m.mark = make([]bool, n)
@@ -836,20 +885,40 @@ func (rk *ranking) spreadAround(around []hit, lim, room int) []hit {
 			add(s + 1)
 		}
 	}
-	for _, h := range around {
-		near(h.s)
-	}
+	seed(near)
 	near(n - 1)
-	slots := m.ix.cands[:0]
 	for _, s := range cand {
 		m.mark[s] = false
-		if sl := m.str[s].slot; sl >= 0 {
-			slots = append(slots, sl)
-		}
 	}
-	rk.q.scoreMany(m.ix.ascending(slots))
-	m.ix.cands = slots[:0]
-	out := around[:0]
+	return cand
+}
+
+// positives appends to out, once scoreAll has run, every stretch below lim
+// of size at most room that scores above zero: those holding a text the
+// query's terms touched, and the neighbours in their sitting of those and
+// of the open stretch, since no other holds a query word or borrows a
+// score from one that does. When the query touched few texts, they are
+// looked at alone; when many, a pass over every stretch reads less, in
+// order.
+func (rk *ranking) positives(lim, room int, out []hit) []hit {
+	m := rk.m
+	if 8*len(rk.q.touched) > lim {
+		for s := 0; s < lim; s++ {
+			if m.str[s].size <= room {
+				if v := rk.scored(s); v > 0 {
+					out = append(out, hit{s, v})
+				}
+			}
+		}
+		return out
+	}
+	cand := m.neighbourhood(func(near func(int)) {
+		for _, sl := range rk.q.touched {
+			for _, u := range m.ix.users(sl) {
+				near(int(u))
+			}
+		}
+	})
 	for _, s := range cand {
 		if s < lim && m.str[s].size <= room {
 			if v := rk.score(s); v > 0 {
@@ -858,22 +927,13 @@ func (rk *ranking) spreadAround(around []hit, lim, room int) []hit {
 		}
 	}
 	m.spread = cand[:0]
-	sortHits(out)
 	return out
 }
 
 // bestAll is bestSpread by scoring every posting.
 func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
-	m := rk.m
-	m.ix.scoreAll(rk.q)
-	out = out[:0]
-	for s := 0; s < lim; s++ {
-		if m.str[s].size <= room {
-			if v := rk.score(s); v > 0 {
-				out = append(out, hit{s, v})
-			}
-		}
-	}
+	rk.m.ix.scoreAll(rk.q)
+	out = rk.positives(lim, room, out[:0])
 	sortHits(out)
 	if len(out) > k {
 		return out[:k], false
