@@ -643,13 +643,18 @@ type query struct {
 	rest  []float64 // rest[j]: the sum of ub over byUB[j:]; rest[len] is 0
 	open  float64   // the open stretch's score
 	epoch uint32    // marks the closed texts whose exact score is cached
+	// all is set once every posting is scored (scoreAll): a closed text
+	// whose score is not cached then scores zero. touched lists those
+	// whose score is.
+	all     bool
+	touched []int32
 }
 
 // prepare makes a query from its text under the index's own statistics.
 // The query lives in the index's scratch space until the next prepare.
 func (ix *index) prepare(text string) *query {
 	q := &ix.q
-	q.ix, q.c, q.open = ix, ix.corpus(nil), 0
+	q.ix, q.c, q.open, q.all = ix, ix.corpus(nil), 0, false
 	q.terms = q.terms[:0]
 	if len(ix.seen) < ix.terms.n {
 		ix.seen = append(ix.seen, make([]uint32, max(ix.terms.n, 2*len(ix.seen))-len(ix.seen))...)
@@ -717,6 +722,9 @@ func (q *query) score(s int32) float64 {
 	if ix.mark[s] == q.epoch {
 		return ix.cached[s]
 	}
+	if q.all {
+		return 0
+	}
 	v := 0.0
 	dl := float64(ix.lens[s])
 	for i, t := range q.terms {
@@ -736,6 +744,9 @@ func (q *query) score(s int32) float64 {
 func (q *query) scoreMany(slots []int32) {
 	ix := q.ix
 	todo := ix.todo[:0]
+	if q.all {
+		return // every score there is is cached
+	}
 	for _, s := range slots {
 		if ix.mark[s] != q.epoch {
 			ix.mark[s] = q.epoch
@@ -867,21 +878,26 @@ func sortHits(h []hit) {
 	})
 }
 
-// scoreAll caches every closed slot's score for the query, from one pass
-// over every posting of its terms.
+// scoreAll caches the score of every closed slot the query's terms touch,
+// from one pass over every posting of its terms, and lists them in
+// q.touched; every other slot scores zero (see score). Once is enough for
+// a query.
 func (ix *index) scoreAll(q *query) {
+	if q.all {
+		return
+	}
 	if cap(ix.scores) < len(ix.slots) {
 		ix.scores = make([]float64, len(ix.slots), 2*len(ix.slots))
 	}
 	scores := ix.scores[:len(ix.slots)]
 	var touched []int32
 	_, touched = ix.score(q.c, q.terms, scores, ix.touched[:0])
-	for s := range ix.slots {
-		ix.mark[s], ix.cached[s] = q.epoch, scores[s]
-	}
 	for _, sl := range touched {
+		ix.mark[sl], ix.cached[sl] = q.epoch, scores[sl]
 		scores[sl] = 0
 	}
+	q.touched = append(q.touched[:0], touched...)
+	q.all = true
 	ix.touched = touched[:0]
 }
 

@@ -103,7 +103,7 @@ func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 	case limit == 0:
 		limit = math.MaxInt
 	}
-	_, picked := rk.choose(cut, m.capacity(m.room(cut, 0)), limit)
+	picked := rk.picks(cut, m.capacity(m.room(cut, 0)), limit)
 	if m.opt.Recall < 0 {
 		if m.serves(rk, sel, picked) {
 			return "", quote{}
@@ -146,7 +146,7 @@ func (m *state) renew(rk *ranking, reserve int, why Rebuild) quote {
 	if limit == 0 {
 		limit = math.MaxInt
 	}
-	_, picked := rk.choose(sel.upto, m.room(sel.upto, reserve), limit)
+	picked := rk.picks(sel.upto, m.room(sel.upto, reserve), limit)
 	q, _ := m.recall(sel, m.missing(rk, sel, picked))
 	return q
 }

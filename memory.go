@@ -828,6 +828,8 @@ type scratch struct {
 	heap   []hit     // ordering hits
 	mark   []bool    // spreading scores, by stretch
 	spread []int     // candidates of bestSpread
+	answer []hit     // bestSpread's last answer (see searched)
+	stream []hit     // a fill's candidates (see picker)
 	rk     ranking   // the built-in ranking of the current query
 	from   int       // the newest turn the native tail should hold: a Continue's user turn, or len(turns)
 	asked  time.Time // when ComposeAt's query was asked; zero for Compose and Continue

@@ -9,6 +9,7 @@ package byheart
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -44,6 +45,40 @@ func TestBestSpreadIsTopK(t *testing.T) {
 				rk := bm25Ranker{}.ranking(&m.state, query)
 				return rk.bestSpread(lim, room, k, nil)
 			})
+		}
+	})
+}
+
+// TestBestSpreadAnswersAgainAsItWouldSearch asks one ranking for the best
+// stretches again and again, in rooms and depths a composition's fills
+// ask for in turn, so that answers given again from the last one are
+// checked against a sort of every stretch like searched ones.
+func TestBestSpreadAnswersAgainAsItWouldSearch(t *testing.T) {
+	t.Parallel()
+	eachRankShape(t, func(t *testing.T, m *Memory) {
+		r := rand.New(rand.NewPCG(3, uint64(len(m.str))))
+		for _, query := range rankQueries(m, 3) {
+			want := exhaustive(m, query)
+			rk := bm25Ranker{}.ranking(&m.state, query)
+			for range 40 {
+				lim := len(m.str) - 1 - r.IntN(2)
+				room := []int{1 << 30, 20000, 8000, 1100, 400, 100}[r.IntN(6)]
+				k := []int{1, 3, 12, 48}[r.IntN(4)]
+				var all []hit
+				for s := 0; s < lim; s++ {
+					if want[s] > 0 && m.str[s].size <= room {
+						all = append(all, hit{s, want[s]})
+					}
+				}
+				sortHits(all)
+				got, complete := rk.bestSpread(lim, room, k, nil)
+				require.Equal(t, fmt.Sprint(all[:min(k, len(all))]), fmt.Sprint(got), "query %q lim %d room %d k %d", query, lim, room, k)
+				if complete {
+					require.LessOrEqual(t, len(all), k, "complete, with more than k %d", k)
+				} else if len(all) < k {
+					t.Fatalf("fewer than k %d found, so all were", k)
+				}
+			}
 		}
 	})
 }

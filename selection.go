@@ -17,6 +17,7 @@ type ranking struct {
 	open   float64   // built-in BM25: the open stretch
 	custom []float64 // Retriever: by stretch
 	hits   []hit     // Retriever: stretches with a positive score
+	last   searched  // built-in BM25: bestSpread's last answer
 }
 
 // score is stretch s's score for the ranking: its own, plus what it borrows
@@ -31,6 +32,19 @@ func (rk *ranking) score(s int) float64 {
 		nb = max(nb, rk.own(s+1))
 	}
 	return rk.own(s) + m.tune.neighbour*nb
+}
+
+// scored is score, but once every posting of the query is scored
+// (scoreAll), a stretch that holds none of the query's words beside
+// neighbours that hold none scores zero, which is known without reading
+// the times of the turns that say whether they share a sitting: most
+// stretches of a long conversation are such.
+func (rk *ranking) scored(s int) float64 {
+	n := len(rk.m.str)
+	if rk.q != nil && rk.q.all && rk.own(s) == 0 && (s == 0 || rk.own(s-1) == 0) && (s+1 == n || rk.own(s+1) == 0) {
+		return 0
+	}
+	return rk.score(s)
 }
 
 // sameSitting reports whether stretch s+1 follows stretch s without a pause.
@@ -323,15 +337,38 @@ func (rk *ranking) order() func(yield func(int) bool) {
 // stretches with a positive score in the order they were picked, best first.
 // A positive limit stops it once that many have been picked.
 func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
+	return rk.fill(upto, capacity, limit, false)
+}
+
+// picks is choose's picked, cut short where a keep check stops reading
+// it: serves and stillServes read the judged best, missing the picks down
+// to the first that scores below the floor. Picks come best first, so once
+// there are the judged best, a fill stops at the first stretch it meets,
+// fitting or not, that scores below the floor: nothing after it is read. A
+// fill of thousands of characters otherwise goes on, through ever deeper
+// searches, for the small stretches that close its last gap, and a keep
+// check runs one on every call.
+func (rk *ranking) picks(upto, capacity, limit int) []int {
+	_, picked := rk.fill(upto, capacity, limit, true)
+	return picked
+}
+
+// fill is choose, cut short as picks says when short is set (and then
+// leaving keys unsorted).
+func (rk *ranking) fill(upto, capacity, limit int, short bool) (keys, picked []int) {
 	m := rk.m
 	if rk.q != nil {
-		return rk.chooseBM25(upto, capacity, limit)
+		return rk.chooseBM25(upto, capacity, limit, short)
 	}
+	floor, cut := 0.0, false
 	for s := range rk.order() {
 		if limit > 0 && len(picked) == limit {
 			break
 		}
 		if capacity < m.meter.minStretch {
+			break
+		}
+		if cut && rk.score(s) < floor {
 			break
 		}
 		a := m.str[s].start
@@ -346,6 +383,9 @@ func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
 		keys = append(keys, a)
 		if rk.score(s) > 0 {
 			picked = append(picked, s)
+			if short && !cut && len(picked) >= m.tune.judged {
+				floor, cut = m.floor(rk, picked), true
+			}
 		}
 	}
 	sort.Ints(keys)
@@ -357,9 +397,10 @@ func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
 // asks the index only for the next stretch in that order that fits, so a
 // fill pays for the few dozen stretches near the top and for the small ones
 // that close the last gap, not for scoring and ordering the conversation.
-func (rk *ranking) chooseBM25(upto, capacity, limit int) (keys, picked []int) {
+func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, picked []int) {
 	m := rk.m
 	f := rk.newFill(upto, limit > 0)
+	defer func() { m.stream = f.stream[:0] }() // for the next fill
 	for {
 		if limit > 0 && len(picked) == limit {
 			break
@@ -375,6 +416,9 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int) (keys, picked []int) {
 		keys = append(keys, m.str[h.s].start)
 		if h.v > 0 {
 			picked = append(picked, h.s)
+			if short && !f.cut && len(picked) >= m.tune.judged {
+				f.floor, f.cut = m.floor(rk, picked), true
+			}
 		}
 	}
 	sort.Ints(keys)
@@ -410,6 +454,8 @@ type picker struct {
 	state    int
 	zs       int  // zero-score walk: the next stretch to look at is zs-1
 	positive bool // stop at the first zero score (a keep check needs only the picks that score)
+	cut      bool // stop at the first score below floor (see picks)
+	floor    float64
 }
 
 // Fill states: what to do when the stream runs out.
@@ -422,7 +468,7 @@ const (
 
 func (rk *ranking) newFill(upto int, positive bool) *picker {
 	m := rk.m
-	f := &picker{rk: rk, q: rk.q, k: rk.m.tune.firstK, positive: positive}
+	f := &picker{rk: rk, q: rk.q, k: rk.m.tune.firstK, positive: positive, stream: m.stream[:0]}
 	if positive {
 		f.k = rk.m.tune.judged
 	}
@@ -472,13 +518,16 @@ func (f *picker) next(room int) (hit, int, bool) {
 			} else {
 				f.pos++
 			}
-			if f.positive && h.v <= 0 {
+			if f.positive && h.v <= 0 || f.cut && h.v < f.floor {
 				return hit{}, 0, false
 			}
 			f.last, f.started = h, true
 			if size := f.size(h.s); size <= room {
 				return h, size, true
 			}
+		}
+		if f.cut && f.started && f.last.v < f.floor {
+			return hit{}, 0, false // whatever a further search finds scores less
 		}
 		switch f.state {
 		case fillDone:
@@ -504,9 +553,13 @@ func (f *picker) next(room int) (hit, int, bool) {
 }
 
 // search makes the stream the k best positive stretches that fit room and
-// come after the last, with the special one where it ranks among them.
+// come after the last, with the special one where it ranks among them. A
+// search for them looks for k more for every stretch the fill may not take
+// (see bestSpread): past maxK in all, as when a fill's room has shrunk
+// below most stretches' size, every posting is scored instead.
 func (f *picker) search(room int) {
-	if f.state == fillStart && f.q.postings() <= f.rk.m.tune.smallQuery {
+	if f.state == fillStart && f.q.postings() <= f.rk.m.tune.smallQuery ||
+		f.k+f.rk.excluded(f.lim, room) > f.rk.m.tune.maxK {
 		f.all(room)
 		return
 	}
@@ -570,21 +623,25 @@ func (f *picker) few(room int) bool {
 	return true
 }
 
-// all makes the stream every stretch still to come that fits room, scoring
-// every posting of the query.
+// all makes the stream every stretch with a score still to come that fits
+// room, scoring every posting of the query; those without one follow from
+// nextZero.
 func (f *picker) all(room int) {
-	m := f.rk.m
-	m.ix.scoreAll(f.q)
-	st := f.stream[:0]
-	for s := 0; s < f.lim; s++ {
-		if m.str[s].size > room {
-			continue
-		}
-		if h := (hit{s, f.rk.score(s)}); f.after(h) {
+	f.rk.m.ix.scoreAll(f.q)
+	found := f.rk.positives(f.lim, room, f.stream[:0])
+	st := found[:0]
+	for _, h := range found {
+		if f.after(h) {
 			st = append(st, h)
 		}
 	}
-	f.finish(st, room)
+	if f.hasSp && f.special.v > 0 && f.spSize <= room && f.after(f.special) {
+		st = append(st, f.special)
+	}
+	for i := len(st)/2 - 1; i >= 0; i-- {
+		siftDown(st, i)
+	}
+	f.stream, f.pos, f.state, f.heaped = st, 0, fillZero, true
 }
 
 // finish adds the special stretch to a complete stream and makes it a heap.
@@ -616,7 +673,7 @@ func (f *picker) nextZero(room int) (hit, int, bool) {
 		if m.str[s].size > room {
 			continue
 		}
-		if v := f.rk.score(s); v <= 0 {
+		if v := f.rk.scored(s); v <= 0 {
 			f.zs = s
 			h := hit{s, v}
 			f.last, f.started = h, true
@@ -692,10 +749,74 @@ func (z *sizeRanges) oversized(str []stretch, lim, room int) int {
 // stretch whose own score is at least θ/(1+neighbour); with the open
 // stretch and the neighbours of them all, those are scored in full, and
 // no stretch left out can reach the k best of them.
+//
+// A composition asks one query for the best few stretches several times: a
+// keep check for its best stretch and for its fill, a rebuild for the
+// judged best, its best stretch and its fills, in rooms most stretches fit
+// either way. The last answer is kept (see searched) and given again when
+// it settles the question.
 func (rk *ranking) bestSpread(lim, room, k int, out []hit) ([]hit, bool) {
+	e := rk.excluded(lim, room)
+	if found, complete, ok := rk.last.answer(rk.m, lim, room, e, k, out); ok {
+		return found, complete
+	}
+	found, complete := rk.searchSpread(lim, room, k, e, out)
+	m := rk.m
+	m.answer = append(m.answer[:0], found...)
+	rk.last = searched{ok: true, n: len(m.str), lim: lim, room: room, e: e, k: k, complete: complete, hits: m.answer}
+	return found, complete
+}
+
+// searched is bestSpread's last answer for a ranking: the k best
+// stretches below lim that fit room (e stretches closed but not fitting
+// or past lim), every one there is when complete.
+type searched struct {
+	ok                 bool
+	n, lim, room, e, k int
+	complete           bool
+	hits               []hit
+}
+
+// answer gives bestSpread's answer for lim, room, e and k from the last
+// one, in out, if that settles it: ok is false when it does not. The same
+// lim and e mean the same stretches may be taken, so the best k of them
+// are the best of the last answer's, when k is at most its. In a smaller
+// room, those of the last answer that fit it are the best that do, all of
+// them when the last answer was complete, and otherwise as many as fit
+// among its k, since every stretch it left out scores less.
+func (a *searched) answer(m *state, lim, room, e, k int, out []hit) ([]hit, bool, bool) {
+	if !a.ok || a.n != len(m.str) || a.lim != lim || k > a.k {
+		return nil, false, false
+	}
+	if e == a.e {
+		return append(out[:0], a.hits[:min(k, len(a.hits))]...), a.complete && len(a.hits) <= k, true
+	}
+	if room > a.room {
+		return nil, false, false
+	}
+	out = out[:0]
+	fits := 0
+	for _, h := range a.hits {
+		if m.str[h.s].size <= room {
+			if fits < k {
+				out = append(out, h)
+			}
+			fits++
+		}
+	}
+	switch {
+	case a.complete:
+		return out, fits <= k, true
+	case fits >= k:
+		return out, false, true
+	}
+	return nil, false, false
+}
+
+// searchSpread is bestSpread by a search of the index.
+func (rk *ranking) searchSpread(lim, room, k, e int, out []hit) ([]hit, bool) {
 	m := rk.m
 	n := len(m.str)
-	e := max(0, n-1-lim) + m.sizes.oversized(m.str, lim, room)
 	closed := func(u int32) bool { return int(u) < n-1 }
 	around, complete := m.ix.best(rk.q, k+e, 1+m.tune.neighbour, closed, out[:0])
 	out = rk.spreadAround(around, lim, room)
@@ -713,11 +834,49 @@ func (rk *ranking) bestSpread(lim, room, k int, out []hit) ([]hit, bool) {
 	return out[:k], false
 }
 
+// excluded counts the closed stretches a fill may not take: at or past
+// lim, or larger than room.
+func (rk *ranking) excluded(lim, room int) int {
+	m := rk.m
+	return max(0, len(m.str)-1-lim) + m.sizes.oversized(m.str, lim, room)
+}
+
 // spreadAround scores in full the given stretches, the open one and the
 // neighbours of them all in the same sitting, and returns those among
 // [0, lim) of size at most room with a positive score, best first.
 func (rk *ranking) spreadAround(around []hit, lim, room int) []hit {
 	m := rk.m
+	cand := m.neighbourhood(func(near func(int)) {
+		for _, h := range around {
+			near(h.s)
+		}
+	})
+	slots := m.ix.cands[:0]
+	for _, s := range cand {
+		if sl := m.str[s].slot; sl >= 0 {
+			slots = append(slots, sl)
+		}
+	}
+	rk.q.scoreMany(m.ix.ascending(slots))
+	m.ix.cands = slots[:0]
+	out := around[:0]
+	for _, s := range cand {
+		if s < lim && m.str[s].size <= room {
+			if v := rk.score(s); v > 0 {
+				out = append(out, hit{s, v})
+			}
+		}
+	}
+	m.spread = cand[:0]
+	sortHits(out)
+	return out
+}
+
+// neighbourhood returns, once each, the stretches seed passes to near,
+// the open stretch, and the neighbours of them all in the same sitting:
+// every stretch whose score one of them can lend to or borrow from. The
+// list is m.spread's, for the caller to give back.
+func (m *state) neighbourhood(seed func(near func(s int))) []int {
 	n := len(m.str)
 	if len(m.mark) < n {
 		m.mark = make([]bool, n)
@@ -738,20 +897,40 @@ func (rk *ranking) spreadAround(around []hit, lim, room int) []hit {
 			add(s + 1)
 		}
 	}
-	for _, h := range around {
-		near(h.s)
-	}
+	seed(near)
 	near(n - 1)
-	slots := m.ix.cands[:0]
 	for _, s := range cand {
 		m.mark[s] = false
-		if sl := m.str[s].slot; sl >= 0 {
-			slots = append(slots, sl)
-		}
 	}
-	rk.q.scoreMany(m.ix.ascending(slots))
-	m.ix.cands = slots[:0]
-	out := around[:0]
+	return cand
+}
+
+// positives appends to out, once scoreAll has run, every stretch below lim
+// of size at most room that scores above zero: those holding a text the
+// query's terms touched, and the neighbours in their sitting of those and
+// of the open stretch, since no other holds a query word or borrows a
+// score from one that does. When the query touched few texts, they are
+// looked at alone; when many, a pass over every stretch reads less, in
+// order.
+func (rk *ranking) positives(lim, room int, out []hit) []hit {
+	m := rk.m
+	if 8*len(rk.q.touched) > lim {
+		for s := 0; s < lim; s++ {
+			if m.str[s].size <= room {
+				if v := rk.scored(s); v > 0 {
+					out = append(out, hit{s, v})
+				}
+			}
+		}
+		return out
+	}
+	cand := m.neighbourhood(func(near func(int)) {
+		for _, sl := range rk.q.touched {
+			for _, u := range m.ix.users(sl) {
+				near(int(u))
+			}
+		}
+	})
 	for _, s := range cand {
 		if s < lim && m.str[s].size <= room {
 			if v := rk.score(s); v > 0 {
@@ -760,22 +939,13 @@ func (rk *ranking) spreadAround(around []hit, lim, room int) []hit {
 		}
 	}
 	m.spread = cand[:0]
-	sortHits(out)
 	return out
 }
 
 // bestAll is bestSpread by scoring every posting.
 func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
-	m := rk.m
-	m.ix.scoreAll(rk.q)
-	out = out[:0]
-	for s := 0; s < lim; s++ {
-		if m.str[s].size <= room {
-			if v := rk.score(s); v > 0 {
-				out = append(out, hit{s, v})
-			}
-		}
-	}
+	rk.m.ix.scoreAll(rk.q)
+	out = rk.positives(lim, room, out[:0])
 	sortHits(out)
 	if len(out) > k {
 		return out[:k], false

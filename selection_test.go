@@ -699,6 +699,20 @@ func testRanking(t *testing.T, m *Memory) {
 						require.Equal(t, wk, keys, "keys: query %d upto %d room %d", qi, upto, room)
 					}
 				}
+				// A keep check's picks: a prefix of choose's that holds all
+				// a keep check reads, the judged best and every pick down
+				// to the floor.
+				for _, limit := range []int{m.tune.judged, math.MaxInt} {
+					rk := bm25Ranker{}.ranking(&m.state, query)
+					_, wp := chooseReference(m, want, order, upto, room, limit)
+					got := rk.picks(upto, room, limit)
+					require.LessOrEqual(t, len(got), len(wp))
+					require.Equal(t, wp[:len(got)], got, "picks: query %d upto %d room %d limit %d", qi, upto, room, limit)
+					read := min(len(wp), m.tune.judged)
+					for floor := m.floor(rk, wp); read < len(wp) && want[wp[read]] >= floor; read++ {
+					}
+					require.GreaterOrEqual(t, len(got), read, "picks: query %d upto %d room %d limit %d", qi, upto, room, limit)
+				}
 			}
 		}
 	}

@@ -1,12 +1,16 @@
 package byheart
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // The values of the JSON form that encoding/json does not read or write the
@@ -525,4 +529,552 @@ func trimSpace(b []byte) []byte {
 		b = b[:len(b)-1]
 	}
 	return b
+}
+
+// A save of the shape ToJSON writes is read by a scanner of its own rather
+// than by encoding/json, which reads the turns four times over (it checks
+// the whole input, finds the end of the turns' list, which turnList then
+// splits into entries, and checks and decodes that again) through a
+// state machine that takes a call per byte: a third of a cold start's
+// instructions went to it. readSave is exact where it answers at all: it
+// answers only for a save whose every key and type it knows, and any other
+// is read by json.Unmarshal as before.
+
+// saveShape is what readSave's first pass found: where the values of the
+// four keys a save has are (end 0 when absent), and how many turns there
+// are.
+type saveShape struct {
+	version, turns, bounds, selection span
+	count                             int
+}
+
+// span is where a value starts and ends in the input.
+type span struct{ start, end int }
+
+// readSave decodes data, a save with its outer whitespace trimmed, into w
+// as json.Unmarshal would, and reports true, when the save has the shape
+// ToJSON writes: an object whose keys are version, turns, bounds and
+// selection (and any other that does not fold to one of them), each once,
+// the turns a list of objects with ToJSON's keys, each once, of ToJSON's
+// types, strings in valid UTF-8 with no escaped surrogate. Otherwise, and
+// whenever decoding the version, boundaries or selection fails, it reports
+// false and json.Unmarshal is left to read data (and say what is wrong
+// with it). The first pass checks data whole, as json.Unmarshal does,
+// before anything is decoded, and the turns are decoded last, so nothing
+// they allocate is thrown away: the one failure left, a time FromJSON does
+// not read, is the error json.Unmarshal returns, returned here.
+func readSave(data []byte, w *wireIn) (bool, error) {
+	sc := saveScan{data: data}
+	shape, ok := sc.shape()
+	if !ok {
+		return false, nil
+	}
+	var in wireIn
+	if v := shape.version; v.end > 0 && json.Unmarshal(data[v.start:v.end], &in.Version) != nil {
+		return false, nil
+	}
+	if v := shape.bounds; v.end > 0 && in.Bounds.UnmarshalJSON(data[v.start:v.end]) != nil {
+		return false, nil
+	}
+	if v := shape.selection; v.end > 0 && json.Unmarshal(data[v.start:v.end], &in.Selection) != nil {
+		return false, nil
+	}
+	if v := shape.turns; v.end > 0 {
+		in.Turns = make(turnList, 0, shape.count)
+		sc.i = v.start + 1
+		for range shape.count {
+			t, err := sc.turn()
+			if err != nil {
+				return true, err
+			}
+			in.Turns = append(in.Turns, t)
+			sc.space()
+			sc.take(',')
+		}
+	}
+	*w = in
+	return true, nil
+}
+
+// saveScan reads a save at i.
+type saveScan struct {
+	data []byte
+	i    int
+}
+
+// Keys a turn may hold, as bits.
+const (
+	keyRole = 1 << iota
+	keyText
+	keyTime
+	keyRedacted
+	keyAgent
+	keyExpires
+	keyTool
+	keyCallID
+	keySource
+	keyAuthenticated
+)
+
+// keyOf returns the bit of a key ToJSON writes in a turn, or in its agent
+// fields when agent is set; 0 for any other.
+func keyOf(key []byte, agent bool) int {
+	if agent {
+		switch string(key) {
+		case "tool":
+			return keyTool
+		case "call_id":
+			return keyCallID
+		case "source":
+			return keySource
+		case "authenticated":
+			return keyAuthenticated
+		}
+		return 0
+	}
+	switch string(key) {
+	case "role":
+		return keyRole
+	case "text":
+		return keyText
+	case "time":
+		return keyTime
+	case "redacted":
+		return keyRedacted
+	case "agent":
+		return keyAgent
+	case "expires":
+		return keyExpires
+	}
+	return 0
+}
+
+// saveKeys are the keys of a save, in the order of saveShape's spans.
+var saveKeys = [...]string{"version", "turns", "bounds", "selection"}
+
+// shape is readSave's first pass: it checks that data is one JSON value,
+// an object of the shape readSave reads, and finds its parts.
+func (sc *saveScan) shape() (saveShape, bool) {
+	var sh saveShape
+	spans := [...]*span{&sh.version, &sh.turns, &sh.bounds, &sh.selection}
+	ok := sc.members(func(key []byte) bool {
+		which := -1
+		for i, k := range saveKeys {
+			if string(key) == k {
+				which = i
+			} else if strings.EqualFold(string(key), k) {
+				return false // json.Unmarshal matches keys in any case
+			}
+		}
+		for _, c := range key {
+			if c == '\\' || c >= utf8.RuneSelf {
+				return false // and folds some letters beyond ASCII
+			}
+		}
+		if which < 0 {
+			return sc.value(0)
+		}
+		if spans[which].end > 0 {
+			return false // a repeated key
+		}
+		start := sc.i
+		if which == 1 {
+			n, ok := sc.turns()
+			if !ok {
+				return false
+			}
+			sh.count = n
+		} else if !sc.value(0) {
+			return false
+		}
+		*spans[which] = span{start, sc.i}
+		return true
+	})
+	sc.space()
+	return sh, ok && sc.i == len(sc.data)
+}
+
+// members reads an object at i, calling member at each value with the
+// key's raw text; member reads the value and reports whether it may.
+func (sc *saveScan) members(member func(key []byte) bool) bool {
+	sc.space()
+	if !sc.take('{') {
+		return false
+	}
+	sc.space()
+	if sc.take('}') {
+		return true
+	}
+	for {
+		sc.space()
+		start := sc.i
+		if !sc.str(false) {
+			return false
+		}
+		key := sc.data[start+1 : sc.i-1]
+		sc.space()
+		if !sc.take(':') {
+			return false
+		}
+		sc.space()
+		if !member(key) {
+			return false
+		}
+		sc.space()
+		if sc.take('}') {
+			return true
+		}
+		if !sc.take(',') {
+			return false
+		}
+	}
+}
+
+// turns checks the list of turns at i and counts them. An entry too short
+// to be a turn is left to turnList, which reads the list only up to it.
+func (sc *saveScan) turns() (int, bool) {
+	if !sc.take('[') {
+		return 0, false
+	}
+	sc.space()
+	if sc.take(']') {
+		return 0, true
+	}
+	n := 0
+	for {
+		sc.space()
+		start := sc.i
+		if !sc.fields(false) || sc.i-start < minTurnJSON {
+			return 0, false
+		}
+		n++
+		sc.space()
+		if sc.take(']') {
+			return n, true
+		}
+		if !sc.take(',') {
+			return 0, false
+		}
+	}
+}
+
+// fields checks an object at i holding only the keys ToJSON writes in a
+// turn (or its agent fields), each once, each of its type or null.
+func (sc *saveScan) fields(agent bool) bool {
+	seen := 0
+	return sc.members(func(key []byte) bool {
+		k := keyOf(key, agent)
+		if k == 0 || seen&k != 0 {
+			return false
+		}
+		seen |= k
+		switch {
+		case sc.literal("null"):
+			return true
+		case k == keyRedacted || k == keyAuthenticated:
+			return sc.literal("true") || sc.literal("false")
+		case k == keyAgent:
+			return sc.fields(true)
+		case k == keyTime || k == keyExpires:
+			return sc.str(false) // read, in place, by wireTime
+		}
+		return sc.str(true)
+	})
+}
+
+// value checks any JSON value at i, nested at most as deep as
+// encoding/json reads.
+func (sc *saveScan) value(depth int) bool {
+	if depth > 10000 || sc.i >= len(sc.data) {
+		return false
+	}
+	switch c := sc.data[sc.i]; {
+	case c == '"':
+		return sc.str(false)
+	case c == '{':
+		return sc.members(func([]byte) bool { return sc.value(depth + 1) })
+	case c == '[':
+		sc.i++
+		sc.space()
+		if sc.take(']') {
+			return true
+		}
+		for {
+			sc.space()
+			if !sc.value(depth + 1) {
+				return false
+			}
+			sc.space()
+			if sc.take(']') {
+				return true
+			}
+			if !sc.take(',') {
+				return false
+			}
+		}
+	case c == 't':
+		return sc.literal("true")
+	case c == 'f':
+		return sc.literal("false")
+	case c == 'n':
+		return sc.literal("null")
+	}
+	start := sc.i
+	for sc.i < len(sc.data) {
+		c := sc.data[sc.i]
+		if (c < '0' || c > '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+			break
+		}
+		sc.i++
+	}
+	return sc.i > start && validNumber(sc.data[start:sc.i])
+}
+
+// str checks a JSON string at i. A strict one must also decode to the
+// same text however it is read: valid UTF-8, no escaped surrogate.
+func (sc *saveScan) str(strict bool) bool {
+	if !sc.take('"') {
+		return false
+	}
+	for sc.i < len(sc.data) {
+		i, d := sc.i, sc.data // kept in registers for the run
+		for i < len(d) && inString[d[i]] {
+			i++
+		}
+		if sc.i = i; i == len(d) {
+			break
+		}
+		c := d[i]
+		switch {
+		case c == '"':
+			sc.i++
+			return true
+		case c < ' ':
+			return false
+		case c == '\\':
+			if sc.i+1 >= len(sc.data) {
+				return false
+			}
+			switch sc.data[sc.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				sc.i += 2
+			case 'u':
+				r, ok := hex4(sc.data[sc.i+2:])
+				if !ok || strict && utf16.IsSurrogate(r) {
+					return false
+				}
+				sc.i += 6
+			default:
+				return false
+			}
+		case c < utf8.RuneSelf:
+			sc.i++
+		case strict:
+			r, size := utf8.DecodeRune(sc.data[sc.i:])
+			if r == utf8.RuneError && size == 1 {
+				return false
+			}
+			sc.i += size
+		default:
+			sc.i++
+		}
+	}
+	return false
+}
+
+// inString marks the bytes a JSON string holds as they are: ASCII but for
+// controls, quotes and backslashes. A run of them is passed over in a
+// tight loop.
+var inString = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+func (sc *saveScan) space() {
+	for sc.i < len(sc.data) {
+		switch sc.data[sc.i] {
+		case ' ', '\t', '\r', '\n':
+			sc.i++
+		default:
+			return
+		}
+	}
+}
+
+// take consumes c if it is next.
+func (sc *saveScan) take(c byte) bool {
+	if sc.i < len(sc.data) && sc.data[sc.i] == c {
+		sc.i++
+		return true
+	}
+	return false
+}
+
+// literal consumes lit if it is next.
+func (sc *saveScan) literal(lit string) bool {
+	if len(sc.data)-sc.i >= len(lit) && string(sc.data[sc.i:sc.i+len(lit)]) == lit {
+		sc.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// turn decodes the turn at i, checked by shape.
+func (sc *saveScan) turn() (wireTurnIn, error) {
+	var t wireTurnIn
+	var err error
+	sc.decode(func(key []byte) {
+		switch string(key) {
+		case "role":
+			t.Role = Role(sc.text(true))
+		case "text":
+			t.Text = sc.text(false)
+		case "time", "expires":
+			at := &t.Time
+			if string(key) == "expires" {
+				at = &t.Expires
+			}
+			start := sc.i
+			sc.skip()
+			if e := at.UnmarshalJSON(sc.data[start:sc.i]); e != nil && err == nil {
+				err = e
+			}
+		case "redacted":
+			t.Redacted = sc.literal("true")
+			sc.skip()
+		case "agent":
+			if sc.literal("null") {
+				t.Agent = nil
+				return
+			}
+			a := &wireAgent{}
+			sc.decode(func(key []byte) {
+				switch string(key) {
+				case "authenticated":
+					a.Authenticated = sc.literal("true")
+					sc.skip()
+				case "tool":
+					a.Tool = sc.text(false)
+				case "call_id":
+					a.CallID = sc.text(false)
+				case "source":
+					a.Source = sc.text(false)
+				}
+			})
+			t.Agent = a
+		}
+	})
+	return t, err
+}
+
+// decode walks an object at i that shape checked, calling member at each
+// value with its key's raw text.
+func (sc *saveScan) decode(member func(key []byte)) {
+	sc.space()
+	sc.i++ // {
+	for {
+		sc.space()
+		if sc.take('}') {
+			break
+		}
+		start := sc.i
+		sc.skip()
+		key := sc.data[start+1 : sc.i-1]
+		sc.space()
+		sc.i++ // :
+		sc.space()
+		member(key)
+		sc.space()
+		sc.take(',')
+	}
+}
+
+// skip passes the string or literal at i, checked by shape.
+func (sc *saveScan) skip() {
+	if sc.data[sc.i] != '"' {
+		for sc.i < len(sc.data) && sc.data[sc.i] >= 'a' && sc.data[sc.i] <= 'z' {
+			sc.i++
+		}
+		return
+	}
+	i, d := sc.i+1, sc.data
+	for ; d[i] != '"'; i++ {
+		if d[i] == '\\' {
+			i++
+		}
+	}
+	sc.i = i + 1
+}
+
+// text decodes the strict string or null at i, checked by shape; a role
+// is one of the few the library knows, shared rather than copied.
+func (sc *saveScan) text(role bool) string {
+	if sc.literal("null") {
+		return ""
+	}
+	start := sc.i
+	sc.skip()
+	raw := sc.data[start+1 : sc.i-1]
+	if role {
+		for _, r := range roles[1:] {
+			if string(raw) == string(r) {
+				return string(r)
+			}
+		}
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw)
+	}
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		i++
+		switch raw[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, _ := hex4(raw[i+1:])
+			out = utf8.AppendRune(out, r)
+			i += 4
+		default: // " \ /
+			out = append(out, raw[i])
+		}
+	}
+	return string(out)
 }

@@ -4,6 +4,7 @@ package byheart
 // in one pass into storage of their own size.
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -186,4 +187,109 @@ func TestBoundListKeepsIntegersAndRefusesWhatIsNoNumber(t *testing.T) {
 		var te *json.UnmarshalTypeError
 		assert.True(t, errors.As(json.Unmarshal([]byte(data), &l), &te), data)
 	}
+}
+
+// readSaveMatchesJSON checks readSave against json.Unmarshal on data: where
+// it reads data at all, it must decode what json.Unmarshal does and fail
+// as it does.
+func readSaveMatchesJSON(t *testing.T, data []byte) (read bool) {
+	t.Helper()
+	data = bytes.Trim(data, " \t\r\n")
+	if len(data) == 0 {
+		return false
+	}
+	var fast, std wireIn
+	read, err := readSave(data, &fast)
+	if !read {
+		require.NoError(t, err)
+		require.Equal(t, wireIn{}, fast, "readSave wrote what it did not read")
+		return false
+	}
+	stdErr := json.Unmarshal(data, &std)
+	if stdErr != nil {
+		require.Error(t, err, "json.Unmarshal fails: %v", stdErr)
+		require.Equal(t, stdErr.Error(), err.Error())
+		return true
+	}
+	require.NoError(t, err)
+	require.Equal(t, std, fast)
+	require.True(t, (std.Turns == nil) == (fast.Turns == nil) && cap(std.Turns) == cap(fast.Turns))
+	return true
+}
+
+// TestReadSaveReadsAsEncodingJSON holds the save reader to json.Unmarshal on
+// saves the library writes, on the seeds of the fuzz targets, and on
+// variants of a save in each way it may differ from ToJSON's shape.
+func TestReadSaveReadsAsEncodingJSON(t *testing.T) {
+	m := sampleMemory(t)
+	compose(t, m, "what about the race?")
+	agent := New(Options{Budget: 400, Chunk: 60})
+	fillTurns(agent, agentStep(40))
+	compose(t, agent, "supplier day 7")
+	big := New(Options{})
+	fillTurns(big, chat(3, 300))
+	compose(t, big, "the weather")
+	saves := []string{mustJSON(t, m), mustJSON(t, agent), mustJSON(t, big), mustJSON(t, New(Options{}))}
+	for _, s := range saves {
+		require.True(t, readSaveMatchesJSON(t, []byte(s)), "a save ToJSON wrote is read")
+	}
+	cases := []string{
+		`{"version":1,"turns":[{"role":"user","text":"hi"},{"role":"assistant","text":"hello"}],"bounds":[0,1,1,-4,99]}`,
+		`{"version":4,"turns":[{"role":"user","text":"code 4711","time":"2023-05-20T09:30:00Z","expires":"2023-05-20T09:00:00+00:19:32"},{"role":"assistant","text":"ok","expires":"9999-12-31T23:59:59Z"}],"bounds":[0,1],"selection":{"keys":[0],"ends":[1],"upto":1,"clock":"2023-05-20T09:30:00Z"}}`,
+		`{"version":1,"turns":[{"role":"user","text":"\u0000\r\n\u2028 \"q\" \\ \/ \b\f\t \u00e9\u4e2d"}]}`,
+		`{"version":1,"turns":[{"role":"user","text":"\ud800 lone surrogate"}]}`,
+		`{"version":1,"turns":[{"role":"user","text":"\ud83d\ude00 pair"}]}`,
+		"{\"version\":1,\"turns\":[{\"role\":\"user\",\"text\":\"bad \xff utf-8\"}]}",
+		"{\"version\":1,\"turns\":[{\"role\":\"user\",\"text\":\"raw \x01 control\"}]}",
+		`{"version":1,"turns":[{"role":"user","text":"a","time":"2023-05-20T25:30:00Z"},{"role":"user","text":"b","time":"x"}]}`,
+		`{"version":1,"turns":[{"role":"user","text":"a","time":"2023-05-20T09:30:00Z"}],"bounds":"x"}`,
+		`{"version":1,"turns":[{"role":"user","text":"a","time":null,"expires":null,"redacted":null,"agent":null}]}`,
+		`{"version":1,"turns":[{"role":null,"text":null,"redacted":true}]}`,
+		`{"version":1,"turns":[{"role":"tool_call","text":"{}","agent":{"tool":"t","call_id":"c1","source":"s","authenticated":true}}]}`,
+		`{"version":1,"turns":[{"role":"tool_call","text":"{}","agent":{"tool":"t","extra":1}}]}`,
+		`{"version":1,"turns":[{"role":"user","text":"a","Text":"b"}]}`,
+		`{"version":1,"turns":[{"role":"user","text":"a","text":"b"}]}`,
+		`{"version":1,"turns":[{"role":"user","text":"a","redacted":"yes"}]}`,
+		`{"version":1,"turns":[{"role":"user","text":"a"}],"Turns":[]}`,
+		`{"version":1,"turns":[{"role":"user","text":"a"}],"turns":[]}`,
+		`{"version":1,"\u0074urns":[{"role":"user","text":"a"}]}`,
+		`{"version":1,"other":{"a":[1,2.5e3,-0,true,false,null,"s"]},"turns":[]}`,
+		`{"version":1.5,"turns":[{"role":"user","text":"a"}]}`,
+		`{"version":"1","turns":[{"role":"user","text":"a"}]}`,
+		`{"version":1,"turns":null}`,
+		`{"version":1,"turns":{}}`,
+		`{"version":1,"turns":[null,null]}`,
+		`{"version":1,"turns":[{"role":"user","text":"a"},{}]}`,
+		`{"version":1,"turns":[{"role":"user","text":"a"}]}{}`,
+		`{"version":1,"turns":[{"role":"user","text":"a"},]}`,
+		`{"version":1,"turns":[{"role":"user","text":"a"}],"bounds":[01]}`,
+		`{"version":1,"turns":[{"role":"user","text":"a"}],"selection":{"keys":[0],"upto":"x"}}`,
+		`{"version":1,"turns":[{"role":"user","text":"a"}],"selection":{"keys":[0],"ends":[1],"upto":1,"recalls":[{"at":1,"keys":[0],"ends":[1]}],"dropped":"restored","called":"2023-05-20T09:30:00Z"}}`,
+		`{"version":1,"bounds":[1e30,9223372036854775807,1.5,"2",null]}`,
+		` { "version" : 1 , "turns" : [ { "role" : "user" , "text" : "spaced out" } ] , "bounds" : [ 0 ] } `,
+		`{}`,
+		`[]`,
+		`null`,
+		`{"version":1,"turns":[{"role":"user","text":"a"`,
+		`[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[`,
+	}
+	for _, c := range append(cases, saves...) {
+		readSaveMatchesJSON(t, []byte(c))
+		// Every cut of a short case: each must be read as json.Unmarshal
+		// reads it or left to it.
+		if len(c) < 400 {
+			for i := range len(c) {
+				readSaveMatchesJSON(t, []byte(c[:i]))
+			}
+		}
+	}
+}
+
+// FuzzReadSave holds the save reader to json.Unmarshal on any input.
+func FuzzReadSave(f *testing.F) {
+	f.Add([]byte(mustJSON(f, sampleMemory(f))))
+	f.Add([]byte(`{"version":1,"turns":[{"role":"tool_call","text":"{\"a\":1}","agent":{"tool":"t","call_id":"c1"},"time":"2023-05-20T09:30:00+02:00"}],"bounds":[0],"selection":{"keys":[0],"ends":[1],"upto":1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		readSaveMatchesJSON(t, data)
+	})
 }
