@@ -37,20 +37,20 @@ func TestLoCoMoGuards(t *testing.T) {
 	fresh := findRecall(res.Recall, byheartFresh.name)
 	assert.GreaterOrEqual(t, fresh.Recall14, 0.90, "byheart fresh evidence recall over categories 1–4")
 	def := findRecall(res.Recall, byheartDefault.name)
-	// 0.858 on the dev file at the Stability that leave-one-conversation-out
-	// chooses (0.15), where recalls go past the breakpoint and a stretch
+	// 0.865 on the dev file at the Stability that leave-one-conversation-out
+	// chooses (0.1375), where recalls go past the breakpoint and a stretch
 	// must match the query beyond chance; the rule that kept them in the
 	// log gave 0.859 at 0.225, and less on the live chat.
-	assert.GreaterOrEqual(t, def.Recall14, 0.85, "byheart default (questions in order) evidence recall over categories 1–4")
+	assert.GreaterOrEqual(t, def.Recall14, 0.86, "byheart default (questions in order) evidence recall over categories 1–4")
 
 	// At small budgets a rebuild's block grows to the query's best
 	// stretches and recalls the rest at once: the default keeps the
-	// issue's 0.76 at 5,000 (0.767 on the dev file) and 0.80 at 10,000
-	// (0.820).
+	// issue's 0.76 at 5,000 (0.769 on the dev file) and 0.82 at 10,000
+	// (0.823; the 0.84 is not met).
 	for _, b := range []struct {
 		budget int
 		floor  float64
-	}{{10000, 0.80}, {5000, 0.76}} {
+	}{{10000, 0.82}, {5000, 0.76}} {
 		small, err := measureRecall(ds, b.budget, &latencies{}, &progress{w: io.Discard})
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, findRecall(small, byheartDefault.name).Recall14, b.floor, "byheart default evidence recall over categories 1–4 at %d characters", b.budget)
@@ -94,20 +94,24 @@ func TestLoCoMoGuards(t *testing.T) {
 
 	// The live chat with questions in it. The default's floor is what
 	// leave-one-conversation-out gives a held-out conversation on average
-	// (0.879 over the seven, the lowest 0.789), not the dev run's 0.879;
-	// its bill is the one the setting was chosen under (0.27 on the dev run).
+	// (0.885 over the seven, the lowest 0.799), rounded down, not the dev
+	// run's 0.885; its bill is the one the setting was chosen under (0.29
+	// on the dev run). In every category it is at least plain RAG's
+	// (multi-hop 0.630 against 0.611, the closest).
 	live := map[string]liveRow{}
 	for _, row := range res.Live.Rows {
 		live[row.Method] = row
 	}
 	ld, lf, lk, lr := live[byheartDefault.name], live[byheartFresh.name], live[keepOrRebuild.name], live[plainRAG.name]
-	assert.GreaterOrEqual(t, ld.Recall.Recall14, 0.87, "live chat with questions: byheart default's recall over categories 1–4")
+	assert.GreaterOrEqual(t, ld.Recall.Recall14, 0.88, "live chat with questions: byheart default's recall over categories 1–4")
 	assert.GreaterOrEqual(t, lf.Recall.Recall14, 0.90, "live chat with questions: byheart fresh's recall over categories 1–4")
 	assert.LessOrEqual(t, ld.Bill.EffectiveTokens, 0.30*lr.Bill.EffectiveTokens, "live chat with questions: byheart default's bill against plain RAG's")
 	assert.Greater(t, ld.Recall.Recall14, lr.Recall.Recall14, "live chat with questions: byheart default against plain RAG")
 	for c := range 4 {
 		assert.GreaterOrEqual(t, ld.Recall.Categories[c].Recall, lk.Recall.Categories[c].Recall,
 			"live chat with questions, %s: byheart default against keep or rebuild", ld.Recall.Categories[c].Name)
+		assert.GreaterOrEqual(t, ld.Recall.Categories[c].Recall, lr.Recall.Categories[c].Recall,
+			"live chat with questions, %s: byheart default against plain RAG", ld.Recall.Categories[c].Name)
 	}
 	assert.Zero(t, ld.Recall.Overruns+ld.Bill.Overruns, "live chat with questions: compositions over the budget")
 }
