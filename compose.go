@@ -188,11 +188,11 @@ const (
 // labelled with its speaker and each stretch with its date; the newest
 // exchange (the two newest turns) follows as native messages. That context
 // is then kept and only grows (see Options.Stability and Options.Recall):
-// turns appended since follow the block natively, and stretches a later
-// query needs that the context lacks are recalled in a memory part of their
-// own after everything already sent, so each call extends the previous
-// one's prefix and a provider's prompt cache holds up to StableUpto. No
-// turn appears twice, and the newest exchange is always present.
+// turns appended since follow the block natively, so each call extends the
+// previous one's prefix and a provider's prompt cache holds up to
+// StableUpto; stretches a later query needs that the context lacks are
+// recalled in a memory part of their own past StableUpto, for that call
+// alone. No turn appears twice, and the newest exchange is always present.
 //
 // The characters of all parts but the query never exceed the budget, framing
 // included. What does not fit is left out rather than shown in part:

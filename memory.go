@@ -363,7 +363,7 @@ type Options struct {
 	// pause that outlives the provider's cache (see Stability). A negative
 	// value never recalls: a context is kept while its three best stretches
 	// score at least (1 − Stability) of a rebuild's, and otherwise rebuilt
-	// whole, as byheart did before its contexts could grow.
+	// whole, as byheart did before queries could recall.
 	Recall int
 
 	// Boundaries, when set, is asked for split points inside a stretch that
