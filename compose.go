@@ -281,8 +281,9 @@ func (m *Memory) composeFor(ctx context.Context, query string, when time.Time, c
 //	}
 //
 // Stretches are ranked for the newest User turn. There is no query part:
-// Messages end with the newest turn, or with outside material when some is
-// admitted, and StableUpto is the newest turn's part. The native tail holds
+// Messages end with the newest turn, then what the question recalls past
+// it (Result.Recalled) and outside material, when there are some, and
+// StableUpto is the newest turn's part. The native tail holds
 // the turns from the newest User turn on, as far as the budget allows, so
 // the model sees the question with the calls and results it led to.
 func (m *Memory) Continue(ctx context.Context) (Result, error) {
