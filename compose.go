@@ -39,7 +39,9 @@ type Result struct {
 	// breakpoint (after StableUpto), for this call alone, so the kept
 	// prefix stays cached and does not grow with what one query needed
 	// (see Options.Stability). Empty when the query needed nothing the
-	// context lacks.
+	// context lacks, and when nothing is recalled: one-shot use (Stability
+	// below 0), Options.Recall below 0, or a tool call still waiting for
+	// its result.
 	Recalled []int `json:"recalled,omitempty"`
 	// ExternalErr is non-nil when the External source failed, panicked or
 	// outlived the context, or the Retriever failed to weigh its items

@@ -253,9 +253,9 @@ type tuning struct {
 	// beside a strong match is likelier to hold what the query needs.
 	neighbour float64
 	// headroom is the share of what a sticky rebuild may spend that it
-	// leaves free, so the turns that follow and the stretches later queries
-	// recall can join the context for a while before the budget forces the
-	// next rebuild.
+	// leaves free, so the turns that follow can join the log, and the
+	// stretches later queries recall fit beside it, for a while before the
+	// budget forces the next rebuild.
 	headroom float64
 	// lastTurns is how many of the newest turns follow a rebuilt memory
 	// block as native messages: the last exchange, so the dialogue keeps
