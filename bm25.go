@@ -303,6 +303,15 @@ type qterm struct {
 
 const noTerm = ^uint32(0)
 
+// queryAt maps each term of q to its index.
+func queryAt(q []qterm) map[string]int {
+	at := make(map[string]int, len(q))
+	for j, t := range q {
+		at[t.text] = j
+	}
+	return at
+}
+
 func (ix *index) corpus(extra [][]string) corpus {
 	n := float64(ix.live)
 	length := float64(ix.length)
@@ -411,10 +420,7 @@ func (ix *index) weigh(query string, extra [][]string, withOpen bool) ([]float64
 		best = max(best, scores[s])
 	}
 	out := make([]float64, len(extra))
-	at := make(map[string]int, len(q)) // each query term's position
-	for j, t := range q {
-		at[t.text] = j
-	}
+	at := queryAt(q) // each query term's position
 	tf := make([]int, len(q))
 	var hit []int // positions of the query terms the document holds
 	for i, doc := range extra {

@@ -708,15 +708,6 @@ func (m *state) contextHolds(q []qterm, skip int, recall *quote) []bool {
 	return holds
 }
 
-// queryAt maps each term of q to its index.
-func queryAt(q []qterm) map[string]int {
-	at := make(map[string]int, len(q))
-	for j, t := range q {
-		at[t.text] = j
-	}
-	return at
-}
-
 // turnTerms calls found with the index in q (at) of each query term turn t
 // of stretch s holds, as the index reads it, once per occurrence.
 func (m *state) turnTerms(tk *tokenizer, at map[string]int, s, t int, found func(j int)) {
