@@ -404,12 +404,12 @@ func (ix *index) score(c corpus, q []qterm, scores []float64, touched []int32) (
 }
 
 // weigh scores extra documents (outside material, given as their terms)
-// for the query under one corpus table that counts them among the
-// stretches, and returns their scores with the best stretch's, the open
-// one's included when it has turns. A document it had no time for scores 0.
-func (ix *index) weigh(query string, extra [][]string, withOpen bool) ([]float64, float64) {
+// for the query, whose terms are q (see queryTerms, with all), under one
+// corpus table that counts them among the stretches, and returns their
+// scores with the best stretch's, the open one's included when it has
+// turns. A document it had no time for scores 0.
+func (ix *index) weigh(q []qterm, extra [][]string, withOpen bool) ([]float64, float64) {
 	c := ix.corpus(extra)
-	q := ix.queryTerms(query, true)
 	scores := make([]float64, len(ix.slots))
 	open, touched := ix.score(c, q, scores, nil)
 	best := 0.0

@@ -146,8 +146,8 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 			extra[i] = Terms(it.Text)
 		}
 		var best float64
-		w.scores, best = m.ix.weigh(query, extra, len(m.str) > 0)
 		q := m.ix.queryTerms(query, true)
+		w.scores, best = m.ix.weigh(q, extra, len(m.str) > 0)
 		c := queryCorpus(m.ix, q, extra)
 		switch m.opt.ExternalCompare {
 		case CompareStretch:
