@@ -303,6 +303,15 @@ type qterm struct {
 
 const noTerm = ^uint32(0)
 
+// queryAt maps each term of q to its index.
+func queryAt(q []qterm) map[string]int {
+	at := make(map[string]int, len(q))
+	for j, t := range q {
+		at[t.text] = j
+	}
+	return at
+}
+
 func (ix *index) corpus(extra [][]string) corpus {
 	n := float64(ix.live)
 	length := float64(ix.length)
@@ -395,12 +404,12 @@ func (ix *index) score(c corpus, q []qterm, scores []float64, touched []int32) (
 }
 
 // weigh scores extra documents (outside material, given as their terms)
-// for the query under one corpus table that counts them among the
-// stretches, and returns their scores with the best stretch's, the open
-// one's included when it has turns. A document it had no time for scores 0.
-func (ix *index) weigh(query string, extra [][]string, withOpen bool) ([]float64, float64) {
+// for the query, whose terms are q (see queryTerms, with all), under one
+// corpus table that counts them among the stretches, and returns their
+// scores with the best stretch's, the open one's included when it has
+// turns. A document it had no time for scores 0.
+func (ix *index) weigh(q []qterm, extra [][]string, withOpen bool) ([]float64, float64) {
 	c := ix.corpus(extra)
-	q := ix.queryTerms(query, true)
 	scores := make([]float64, len(ix.slots))
 	open, touched := ix.score(c, q, scores, nil)
 	best := 0.0
@@ -411,10 +420,7 @@ func (ix *index) weigh(query string, extra [][]string, withOpen bool) ([]float64
 		best = max(best, scores[s])
 	}
 	out := make([]float64, len(extra))
-	at := make(map[string]int, len(q)) // each query term's position
-	for j, t := range q {
-		at[t.text] = j
-	}
+	at := queryAt(q) // each query term's position
 	tf := make([]int, len(q))
 	var hit []int // positions of the query terms the document holds
 	for i, doc := range extra {

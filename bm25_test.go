@@ -444,7 +444,7 @@ func TestWeighScoresOutsideMaterialTermByTerm(t *testing.T) {
 			extra = append(extra, Terms(g.sentence(r.IntN(600))))
 		}
 		query := g.sentence(r.IntN(400)) + " " + g.sentence(r.IntN(40))
-		got, _ := m.ix.weigh(query, extra, true)
+		got, _ := m.ix.weigh(m.ix.queryTerms(query, true), extra, true)
 
 		c := m.ix.corpus(extra)
 		q := m.ix.queryTerms(query, true)
@@ -532,6 +532,6 @@ func TestAnIndexToldToStopReadsNoFurther(t *testing.T) {
 	assert.True(t, m.ix.stopped)
 
 	m.ix.stopped = false
-	scores, _ := m.ix.weigh(query, [][]string{Terms(query)}, true)
+	scores, _ := m.ix.weigh(m.ix.queryTerms(query, true), [][]string{Terms(query)}, true)
 	assert.Equal(t, []float64{0}, scores)
 }

@@ -39,7 +39,9 @@ type Result struct {
 	// breakpoint (after StableUpto), for this call alone, so the kept
 	// prefix stays cached and does not grow with what one query needed
 	// (see Options.Stability). Empty when the query needed nothing the
-	// context lacks.
+	// context lacks, and when nothing is recalled: one-shot use (Stability
+	// below 0), Options.Recall below 0, or a tool call still waiting for
+	// its result.
 	Recalled []int `json:"recalled,omitempty"`
 	// ExternalErr is non-nil when the External source failed, panicked or
 	// outlived the context, or the Retriever failed to weigh its items
@@ -188,11 +190,11 @@ const (
 // labelled with its speaker and each stretch with its date; the newest
 // exchange (the two newest turns) follows as native messages. That context
 // is then kept and only grows (see Options.Stability and Options.Recall):
-// turns appended since follow the block natively, and stretches a later
-// query needs that the context lacks are recalled in a memory part of their
-// own after everything already sent, so each call extends the previous
-// one's prefix and a provider's prompt cache holds up to StableUpto. No
-// turn appears twice, and the newest exchange is always present.
+// turns appended since follow the block natively, so each call extends the
+// previous one's prefix and a provider's prompt cache holds up to
+// StableUpto; stretches a later query needs that the context lacks are
+// recalled in a memory part of their own past StableUpto, for that call
+// alone. No turn appears twice, and the newest exchange is always present.
 //
 // The characters of all parts but the query never exceed the budget, framing
 // included. What does not fit is left out rather than shown in part:
@@ -281,8 +283,9 @@ func (m *Memory) composeFor(ctx context.Context, query string, when time.Time, c
 //	}
 //
 // Stretches are ranked for the newest User turn. There is no query part:
-// Messages end with the newest turn, or with outside material when some is
-// admitted, and StableUpto is the newest turn's part. The native tail holds
+// Messages end with the newest turn, then what the question recalls past
+// it (Result.Recalled) and outside material, when there are some, and
+// StableUpto is the newest turn's part. The native tail holds
 // the turns from the newest User turn on, as far as the budget allows, so
 // the model sees the question with the calls and results it led to.
 func (m *Memory) Continue(ctx context.Context) (Result, error) {

@@ -256,7 +256,7 @@ func lapsed(then, now time.Time) bool {
 const cacheLifetime = 5 * time.Minute
 
 // serves reports whether, with recall off (keep or rebuild, the rule
-// before logs could grow), the log serves a query for which a rebuild would
+// before queries could recall), the log serves a query for which a rebuild would
 // pick picked, best first: while the judged best it shows score at least
 // (1 − Stability) of what a rebuild would bring.
 func (m *state) serves(rk *ranking, sel *kept, picked []int) bool {

@@ -253,9 +253,9 @@ type tuning struct {
 	// beside a strong match is likelier to hold what the query needs.
 	neighbour float64
 	// headroom is the share of what a sticky rebuild may spend that it
-	// leaves free, so the turns that follow and the stretches later queries
-	// recall can join the context for a while before the budget forces the
-	// next rebuild.
+	// leaves free, so the turns that follow can join the log, and the
+	// stretches later queries recall fit beside it, for a while before the
+	// budget forces the next rebuild.
 	headroom float64
 	// lastTurns is how many of the newest turns follow a rebuilt memory
 	// block as native messages: the last exchange, so the dialogue keeps
@@ -363,7 +363,7 @@ type Options struct {
 	// pause that outlives the provider's cache (see Stability). A negative
 	// value never recalls: a context is kept while its three best stretches
 	// score at least (1 − Stability) of a rebuild's, and otherwise rebuilt
-	// whole, as byheart did before its contexts could grow.
+	// whole, as byheart did before queries could recall.
 	Recall int
 
 	// Boundaries, when set, is asked for split points inside a stretch that

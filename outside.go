@@ -628,13 +628,16 @@ func (cw *contextWeighing) ratio(i int, heavy float64) float64 {
 	return v
 }
 
-func newContextWeighing(ix *index, c corpus, q []qterm, docs [][]string, scores []float64, best float64, either bool) *contextWeighing {
-	cw := &contextWeighing{q: q, weight: make([]float64, len(q)), held: make([]float64, len(docs)), bm25: scores, best: best, either: either}
+// newContextWeighing weighs the items for a comparison that reads the
+// composed context: held is the query terms each item holds (see
+// heldTerms), scores their BM25 scores and best the best stretch's.
+func newContextWeighing(ix *index, c corpus, q []qterm, held [][]int32, scores []float64, best float64, either bool) *contextWeighing {
+	cw := &contextWeighing{q: q, weight: make([]float64, len(q)), held: make([]float64, len(held)), bm25: scores, best: best, either: either}
 	for j, t := range q {
 		cw.weight[j] = ix.idf(c, t)
 		cw.total += cw.weight[j]
 	}
-	for i, js := range heldTerms(q, docs) {
+	for i, js := range held {
 		for _, j := range js {
 			cw.held[i] += cw.weight[j]
 		}
@@ -703,15 +706,6 @@ func (m *state) contextHolds(q []qterm, skip int, recall *quote) []bool {
 		}
 	})
 	return holds
-}
-
-// queryAt maps each term of q to its index.
-func queryAt(q []qterm) map[string]int {
-	at := make(map[string]int, len(q))
-	for j, t := range q {
-		at[t.text] = j
-	}
-	return at
 }
 
 // turnTerms calls found with the index in q (at) of each query term turn t

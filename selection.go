@@ -146,8 +146,8 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 			extra[i] = Terms(it.Text)
 		}
 		var best float64
-		w.scores, best = m.ix.weigh(query, extra, len(m.str) > 0)
 		q := m.ix.queryTerms(query, true)
+		w.scores, best = m.ix.weigh(q, extra, len(m.str) > 0)
 		c := queryCorpus(m.ix, q, extra)
 		switch m.opt.ExternalCompare {
 		case CompareStretch:
@@ -159,10 +159,11 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 		case CompareEither, CompareContextTerm:
 			first, _ := m.bestStretch(c, q)
 			w.rank = slices.Clone(w.scores)
-			w.byContext = newContextWeighing(m.ix, c, q, extra, w.scores, best, m.opt.ExternalCompare == CompareEither)
+			held := heldTerms(q, extra)
+			w.byContext = newContextWeighing(m.ix, c, q, held, w.scores, best, m.opt.ExternalCompare == CompareEither)
 			_, w.turns = uniform(0, first, len(items))
 			if m.opt.ExternalCompare == CompareEither {
-				w.held = heldTerms(q, extra)
+				w.held = held
 			}
 		case CompareEitherQuery:
 			first, _ := m.bestStretch(c, q)
@@ -341,8 +342,8 @@ func (rk *ranking) choose(upto, capacity, limit int) (keys, picked []int) {
 }
 
 // picks is choose's picked, cut short where a keep check stops reading
-// it: serves and stillServes read the judged best, missing the picks down
-// to the first that scores below the floor. Picks come best first, so once
+// it: serves reads the judged best, missing the picks down to the first
+// that scores below the floor. Picks come best first, so once
 // there are the judged best, a fill stops at the first stretch it meets,
 // fitting or not, that scores below the floor: nothing after it is read. A
 // fill of thousands of characters otherwise goes on, through ever deeper

@@ -125,7 +125,7 @@ const (
 	RebuildOverBudget Rebuild = "over-budget"
 	// RebuildWeaker: the kept context served the query less well than a
 	// fresh selection would (see Options.Stability), and Options.Recall is
-	// negative, so it could not grow.
+	// negative, so nothing is recalled.
 	RebuildWeaker Rebuild = "weaker"
 	// RebuildNoRoom: the stretches the kept context lacked for the query
 	// did not all fit in what it left of the budget to recall them in, or

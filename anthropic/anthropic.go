@@ -14,16 +14,15 @@
 // its own block.
 //
 // byheart's context is an append-only log: the memory block (or, while the
-// history fits the budget, its first turns), the turns since, any recalled
-// stretches, more turns, and so on, then outside material and the query,
-// which change on every call. Result.StableUpto is the last part that
-// repeats byte for byte on the next call. Messages places at most two
-// breakpoints:
+// history fits the budget, its first turns) and the turns since; then what
+// the query recalled, outside material and the query, which change on every
+// call. Result.StableUpto is the last part that repeats byte for byte on
+// the next call. Messages places at most two breakpoints:
 //
 //  1. On the end of the log: the part at StableUpto or, when assistant
-//     parts of the log follow it, the last of them (outside material and
-//     the query are user parts, so an entry written through them would never
-//     be read). This breakpoint moves with the log, so the next call finds
+//     parts of the log follow it, the last of them (a recall, outside
+//     material and the query are user parts, so an entry written through
+//     them would never be read). This breakpoint moves with the log, so the next call finds
 //     this call's entry within its 20-block lookback and pays full price
 //     only for what was added since.
 //  2. On a block further back that later calls mark too, for the call that

@@ -8,12 +8,12 @@ import (
 )
 
 // Leave one conversation out: the way the benchmark chooses rule 3's one
-// constant, Stability, the share of a query's weight a stretch must match
-// to be recalled past a kept context. On the live chat with questions, for
-// each conversation in turn, the setting of the grid with the best recall
-// on the other conversations, among those whose bill stays within
-// locoBill of plain RAG's there, is chosen, and measured on the one left
-// out. The spread of what is chosen and of what it gives on the held-out
+// constant, Stability, the share of a query's weight beyond what any
+// stretch matches by chance that a stretch must match to be recalled past
+// a kept context. On the live chat with questions, for each conversation
+// in turn, the setting of the grid with the best recall on the other
+// conversations, among those whose bill stays within locoBill of plain
+// RAG's there, is chosen, and measured on the one left out. The spread of what is chosen and of what it gives on the held-out
 // conversation says how far the choice generalises.
 
 // locoGrid is the Stability values the choice is made among, a step of

@@ -19,8 +19,8 @@
 //   - Each part becomes one message (or input item) of its role, so a
 //     part's bytes never depend on what comes after it. Both APIs accept
 //     consecutive messages of one role.
-//   - The query is the last message, after any outside material, both of
-//     which change on every call.
+//   - The query is the last message, after what it recalled (Result.Recalled)
+//     and any outside material, all of which change on every call.
 //
 // Put a system (or developer) message first (System, InputSystem, or the
 // Responses API's instructions) and keep its text the same from call to
@@ -97,7 +97,7 @@ func newConfig(opts []Option) config {
 
 // WithBreakpoints marks explicit prompt-cache breakpoints
 // (prompt_cache_breakpoint, mode "explicit") for models that support them
-// (gpt-5.6 and later), never on outside material or the query:
+// (gpt-5.6 and later), never on a recall, outside material or the query:
 //
 //   - on the end of byheart's log: the part at StableUpto, or the last
 //     assistant part after it when the log goes on past it;
