@@ -262,42 +262,83 @@ func dropSpeech(notes []dateNote) []dateNote {
 // expression needs (see headWord), or a number that opens a date ("15th",
 // "5/20", "2023-05-20").
 func nextSentence(text string, from int) (to int, head bool) {
-	var buf [12]byte
-	n, long := 0, false
 	i := from
-	for ; i <= len(text); i++ {
-		var c byte
-		if i < len(text) {
-			c = text[i]
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if 'a' <= c && c <= 'z' {
-			if n < len(buf) {
-				buf[n] = c
-				n++
-			} else {
-				long = true
+scan:
+	for i < len(text) {
+		switch sentenceClass[text[i]] {
+		case sentenceLetter:
+			// A word is read as a run, its letters compared in place; a
+			// sentence whose head word is found only needs its end.
+			j := i + 1
+			for j < len(text) && sentenceClass[text[j]] == sentenceLetter {
+				j++
+			}
+			if !head && j-i >= 3 && j-i <= maxHeadWord {
+				head = headWordFolded(text[i:j])
+			}
+			i = j
+			if head {
+				for i < len(text) && !sentenceEnd(text[i]) {
+					i++
+				}
+				break scan
 			}
 			continue
+		case sentenceDigit:
+			if !head && (i == from || !isASCIIDigit(text[i-1])) {
+				head = dateDigits(text, i)
+			}
+		case sentenceStop:
+			break scan
 		}
-		if !head && !long && n >= 3 {
-			head = headWord(string(buf[:n]))
-		}
-		if !head && isASCIIDigit(c) && (i == from || !isASCIIDigit(text[i-1])) {
-			head = dateDigits(text, i)
-		}
-		n, long = 0, false
-		if i == len(text) || sentenceEnd(c) {
-			break
-		}
+		i++
 	}
 	for i < len(text) && sentenceEnd(text[i]) {
 		i++
 	}
 	return i, head
 }
+
+// maxHeadWord is the longest word headWord may accept ("thanksgiving").
+const maxHeadWord = 12
+
+// headWordFolded is headWord of an ASCII word in either case.
+func headWordFolded(w string) bool {
+	for k := range len(w) {
+		if w[k] <= 'Z' {
+			var buf [maxHeadWord]byte
+			for k := range len(w) {
+				buf[k] = w[k] | 0x20 // ASCII letters only: sets the lower-case bit
+			}
+			return headWord(string(buf[:len(w)]))
+		}
+	}
+	return headWord(w)
+}
+
+// The classes of byte nextSentence tells apart; any other byte (space,
+// punctuation, a byte of a multi-byte character) ends a word.
+const (
+	sentenceOther = iota
+	sentenceLetter
+	sentenceDigit
+	sentenceStop
+)
+
+var sentenceClass = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		switch {
+		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z':
+			t[c] = sentenceLetter
+		case isASCIIDigit(b):
+			t[c] = sentenceDigit
+		case sentenceEnd(b):
+			t[c] = sentenceStop
+		}
+	}
+	return t
+}()
 
 // dateDigits reports whether the run of digits at text[i] opens a date: an
 // ordinal suffix, or a dash or slash followed by another digit.
