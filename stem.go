@@ -336,7 +336,7 @@ func (tk *tokenizer) flush() {
 	}
 	var stop langSet
 	if len(w) < 32 && stopShapes[w[0]]&(1<<len(w)) != 0 {
-		stop = stopLangs[string(w)]
+		stop = stopTable.langs(w)
 	}
 	if k := bits.OnesCount8(uint8(stop)); k > 0 {
 		// A word that is a stop word in one language only ("the", "und")

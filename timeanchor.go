@@ -265,16 +265,21 @@ func nextSentence(text string, from int) (to int, head bool) {
 	i := from
 scan:
 	for i < len(text) {
-		switch sentenceClass[text[i]] {
-		case sentenceLetter:
+		switch k := sentenceClass[text[i]]; k {
+		case sentenceLetter, sentenceCapital:
 			// A word is read as a run, its letters compared in place; a
 			// sentence whose head word is found only needs its end.
-			j := i + 1
-			for j < len(text) && sentenceClass[text[j]] == sentenceLetter {
+			j, caps := i+1, k
+			for j < len(text) {
+				k := sentenceClass[text[j]]
+				if k != sentenceLetter && k != sentenceCapital {
+					break
+				}
+				caps |= k
 				j++
 			}
 			if !head && j-i >= 3 && j-i <= maxHeadWord {
-				head = headWordFolded(text[i:j])
+				head = headWordFolded(text[i:j], caps == sentenceCapital)
 			}
 			i = j
 			if head {
@@ -302,35 +307,39 @@ scan:
 // maxHeadWord is the longest word headWord may accept ("thanksgiving").
 const maxHeadWord = 12
 
-// headWordFolded is headWord of an ASCII word in either case.
-func headWordFolded(w string) bool {
-	for k := range len(w) {
-		if w[k] <= 'Z' {
-			var buf [maxHeadWord]byte
-			for k := range len(w) {
-				buf[k] = w[k] | 0x20 // ASCII letters only: sets the lower-case bit
-			}
-			return headWord(string(buf[:len(w)]))
+// headWordFolded is headWord of an ASCII word, which holds a capital when
+// caps says so.
+func headWordFolded(w string, caps bool) bool {
+	if caps {
+		var buf [maxHeadWord]byte
+		for k := range len(w) {
+			buf[k] = w[k] | 0x20 // ASCII letters only: sets the lower-case bit
 		}
+		return headWord(string(buf[:len(w)]))
 	}
 	return headWord(w)
 }
 
-// The classes of byte nextSentence tells apart; any other byte (space,
-// punctuation, a byte of a multi-byte character) ends a word.
+// The classes of byte nextSentence tells apart, 0 for any other byte
+// (space, punctuation, a byte of a multi-byte character), which ends a
+// word. A capital's
+// class holds a small letter's bits, so the classes of a word's letters
+// OR to sentenceCapital when one of them is a capital.
 const (
-	sentenceOther = iota
-	sentenceLetter
-	sentenceDigit
-	sentenceStop
+	sentenceLetter  = 1
+	sentenceCapital = 3
+	sentenceDigit   = 4
+	sentenceStop    = 8
 )
 
 var sentenceClass = func() (t [256]uint8) {
 	for c := range 256 {
 		b := byte(c)
 		switch {
-		case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z':
+		case 'a' <= b && b <= 'z':
 			t[c] = sentenceLetter
+		case 'A' <= b && b <= 'Z':
+			t[c] = sentenceCapital
 		case isASCIIDigit(b):
 			t[c] = sentenceDigit
 		case sentenceEnd(b):
