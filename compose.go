@@ -630,7 +630,15 @@ func lineSize(r Role, shown string) int {
 func indentedSize(s string) int {
 	n := 0
 	prevCR := false
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		// Eight printable ASCII bytes hold no break: every turn is sized
+		// as it comes in or is loaded, a character at a time otherwise.
+		if i+8 <= len(s) && printable8(load64(s, i)) {
+			n, i, prevCR = n+8, i+8, false
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		n++
 		if isBreak(r) && !(r == '\n' && prevCR) {
 			n += 2

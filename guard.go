@@ -88,6 +88,11 @@ func (g *guardRules) apply(text string) string {
 // lineEnd returns where the line of text that starts at i ends, and the
 // length of the break that ends it, 0 at the end of the text.
 func lineEnd(text string, i int) (int, int) {
+	// No break starts with a printable ASCII byte, so a line's plain run
+	// is passed over eight bytes a step.
+	for i+8 <= len(text) && printable8(load64(text, i)) {
+		i += 8
+	}
 	for ; i < len(text); i++ {
 		if mayBreak[text[i]] {
 			if n := breakAt(text, i); n > 0 {

@@ -52,7 +52,7 @@ func newMeter(f func(string) int) meter {
 // size is the measure of s; unmeasured if the measure fails on it.
 func (z *meter) size(s string) int {
 	if z.f == nil {
-		return utf8.RuneCountInString(s)
+		return countRunes(s)
 	}
 	if s == "" {
 		return 0
@@ -159,3 +159,35 @@ func prefix(s string, k int) string {
 	}
 	return s[:i]
 }
+
+// countRunes is utf8.RuneCountInString, which takes a loop turn a byte,
+// reading eight bytes at a time while they are ASCII: every turn is sized
+// in characters as it comes in or is loaded.
+func countRunes(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if load64(s, i)&highBits != 0 {
+			break
+		}
+	}
+	// s[:i] is ASCII, so s[i:] starts a character.
+	return i + utf8.RuneCountInString(s[i:])
+}
+
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// load64 is the eight bytes of s at i, little-endian: one load once
+// compiled.
+func load64(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// printable8 reports whether the eight bytes of w are all printable ASCII
+// or DEL (0x20 to 0x7F): none has its top bit set or is below a space, the
+// latter exact for "some byte is" (the zero-byte trick of Hacker's Delight).
+func printable8(w uint64) bool { return (w|(w-lowBits*' ')&^w)&highBits == 0 }

@@ -216,3 +216,46 @@ func TestMeasureEdgeCases(t *testing.T) {
 		}
 	})
 }
+
+func TestCountRunesIsRuneCountInString(t *testing.T) {
+	pieces := []string{"a", "hello world ", "é", "日本", "\xff", "\xe2\x82", "🙂", "\x00", "\x7f"}
+	rng := rand.New(rand.NewPCG(29, 3))
+	for range 20_000 {
+		var b strings.Builder
+		for range rng.IntN(20) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := countRunes(s), utf8.RuneCountInString(s); got != want {
+			t.Fatalf("countRunes(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// TestIndentedSizeIsARuneAtATime holds indentedSize's eight-byte steps to
+// the count a character at a time.
+func TestIndentedSizeIsARuneAtATime(t *testing.T) {
+	byRune := func(s string) int {
+		n, prevCR := 0, false
+		for _, r := range s {
+			n++
+			if isBreak(r) && !(r == '\n' && prevCR) {
+				n += 2
+			}
+			prevCR = r == '\r'
+		}
+		return n
+	}
+	pieces := []string{"a", "hello world ", "\r", "\n", "\r\n", "\v", "\x1c", "\u0085", "\u2028", "é", "\xff", "\x7f", "\t", "abcdefgh"}
+	rng := rand.New(rand.NewPCG(29, 4))
+	for range 20_000 {
+		var b strings.Builder
+		for range rng.IntN(24) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		if got, want := indentedSize(s), byRune(s); got != want {
+			t.Fatalf("indentedSize(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

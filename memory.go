@@ -1018,7 +1018,7 @@ func (m *state) derive(t Turn, waiting int32, expired bool) turn {
 			x.extra().dated = dated
 		}
 	}
-	runes := utf8.RuneCountInString(x.shown())
+	runes := countRunes(x.shown())
 	var native, line int
 	z := &m.meter
 	switch {

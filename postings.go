@@ -207,7 +207,12 @@ func (ix *index) lookup(term []byte) (uint32, bool) {
 	if ix.nterms == 0 {
 		return 0, false
 	}
-	h := ix.hash(term)
+	return ix.lookupHashed(term, ix.hash(term))
+}
+
+// lookupHashed is lookup of a term whose hash is h, for intern, which
+// places a new term by the same hash rather than computing it again.
+func (ix *index) lookupHashed(term []byte, h uint64) (uint32, bool) {
 	b := ix.table.bucketOf(h)
 	mask := len(b.places) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
@@ -223,12 +228,15 @@ func (ix *index) lookup(term []byte) (uint32, bool) {
 
 // intern returns the term's id, adding it to the vocabulary if new.
 func (ix *index) intern(term []byte) uint32 {
-	if id, ok := ix.lookup(term); ok {
-		return id
+	h := ix.hash(term)
+	if ix.nterms > 0 {
+		if id, ok := ix.lookupHashed(term, h); ok {
+			return id
+		}
 	}
 	id := uint32(ix.terms.n)
 	ix.terms.push(termInfo{at: ix.arena.add(term), size: uint32(len(term))})
-	ix.place(id, ix.hash(term))
+	ix.place(id, h)
 	ix.nterms++
 	return id
 }

@@ -2,6 +2,7 @@ package byheart
 
 import (
 	"math/bits"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 )
@@ -233,20 +234,35 @@ func (tk *tokenizer) read(text string) {
 // call per character.
 func (tk *tokenizer) asciiWord(text string, i int) int {
 	j := i
-	for j < len(text) && isASCIIWordByte(text[j]) {
+	for j < len(text) && asciiLower[text[j]] != 0 {
 		j++
 	}
-	if j > i && len(tk.cjk.runes) > 0 {
+	if j == i {
+		return j
+	}
+	if len(tk.cjk.runes) > 0 {
 		tk.cjk.end(tk)
 	}
+	// The arena in a local, so the loop keeps it in registers rather than
+	// storing it back to the tokenizer on every byte.
+	a := slices.Grow(tk.arena, j-i)
 	for _, c := range []byte(text[i:j]) {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		tk.arena = append(tk.arena, c)
+		a = append(a, asciiLower[c])
 	}
+	tk.arena = a
 	return j
 }
+
+// asciiLower is an ASCII letter or digit lower-cased, 0 for any other byte:
+// asciiWord reads a word's bytes through it, one load a byte.
+var asciiLower = func() (t [256]byte) {
+	for c := range 256 {
+		if isASCIIWordByte(byte(c)) {
+			t[c] = byte(unicode.ToLower(rune(c)))
+		}
+	}
+	return t
+}()
 
 func isASCIIWordByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
@@ -320,7 +336,7 @@ func (tk *tokenizer) flush() {
 	}
 	var stop langSet
 	if len(w) < 32 && stopShapes[w[0]]&(1<<len(w)) != 0 {
-		stop = stopLangs[string(w)]
+		stop = stopTable.langs(w)
 	}
 	if k := bits.OnesCount8(uint8(stop)); k > 0 {
 		// A word that is a stop word in one language only ("the", "und")

@@ -424,3 +424,12 @@ func BenchmarkCompoundSearch(b *testing.B) {
 		})
 	}
 }
+
+func TestStopTableIsStopLangs(t *testing.T) {
+	for w, langs := range stopLangs {
+		require.Equal(t, langs, stopTable.langs([]byte(w)), w)
+	}
+	for _, w := range []string{"", "x", "zebra", "thee", "th", "дом", "queue", "undd"} {
+		require.Equal(t, stopLangs[w], stopTable.langs([]byte(w)), w)
+	}
+}

@@ -262,42 +262,92 @@ func dropSpeech(notes []dateNote) []dateNote {
 // expression needs (see headWord), or a number that opens a date ("15th",
 // "5/20", "2023-05-20").
 func nextSentence(text string, from int) (to int, head bool) {
-	var buf [12]byte
-	n, long := 0, false
 	i := from
-	for ; i <= len(text); i++ {
-		var c byte
-		if i < len(text) {
-			c = text[i]
-		}
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if 'a' <= c && c <= 'z' {
-			if n < len(buf) {
-				buf[n] = c
-				n++
-			} else {
-				long = true
+scan:
+	for i < len(text) {
+		switch k := sentenceClass[text[i]]; k {
+		case sentenceLetter, sentenceCapital:
+			// A word is read as a run, its letters compared in place; a
+			// sentence whose head word is found only needs its end.
+			j, caps := i+1, k
+			for j < len(text) {
+				k := sentenceClass[text[j]]
+				if k != sentenceLetter && k != sentenceCapital {
+					break
+				}
+				caps |= k
+				j++
+			}
+			if !head && j-i >= 3 && j-i <= maxHeadWord {
+				head = headWordFolded(text[i:j], caps == sentenceCapital)
+			}
+			i = j
+			if head {
+				for i < len(text) && !sentenceEnd(text[i]) {
+					i++
+				}
+				break scan
 			}
 			continue
+		case sentenceDigit:
+			if !head && (i == from || !isASCIIDigit(text[i-1])) {
+				head = dateDigits(text, i)
+			}
+		case sentenceStop:
+			break scan
 		}
-		if !head && !long && n >= 3 {
-			head = headWord(string(buf[:n]))
-		}
-		if !head && isASCIIDigit(c) && (i == from || !isASCIIDigit(text[i-1])) {
-			head = dateDigits(text, i)
-		}
-		n, long = 0, false
-		if i == len(text) || sentenceEnd(c) {
-			break
-		}
+		i++
 	}
 	for i < len(text) && sentenceEnd(text[i]) {
 		i++
 	}
 	return i, head
 }
+
+// maxHeadWord is the longest word headWord may accept ("thanksgiving").
+const maxHeadWord = 12
+
+// headWordFolded is headWord of an ASCII word, which holds a capital when
+// caps says so.
+func headWordFolded(w string, caps bool) bool {
+	if caps {
+		var buf [maxHeadWord]byte
+		for k := range len(w) {
+			buf[k] = w[k] | 0x20 // ASCII letters only: sets the lower-case bit
+		}
+		return headWord(string(buf[:len(w)]))
+	}
+	return headWord(w)
+}
+
+// The classes of byte nextSentence tells apart, 0 for any other byte
+// (space, punctuation, a byte of a multi-byte character), which ends a
+// word. A capital's
+// class holds a small letter's bits, so the classes of a word's letters
+// OR to sentenceCapital when one of them is a capital.
+const (
+	sentenceLetter  = 1
+	sentenceCapital = 3
+	sentenceDigit   = 4
+	sentenceStop    = 8
+)
+
+var sentenceClass = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		switch {
+		case 'a' <= b && b <= 'z':
+			t[c] = sentenceLetter
+		case 'A' <= b && b <= 'Z':
+			t[c] = sentenceCapital
+		case isASCIIDigit(b):
+			t[c] = sentenceDigit
+		case sentenceEnd(b):
+			t[c] = sentenceStop
+		}
+	}
+	return t
+}()
 
 // dateDigits reports whether the run of digits at text[i] opens a date: an
 // ordinal suffix, or a dash or slash followed by another digit.

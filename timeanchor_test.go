@@ -1,6 +1,7 @@
 package byheart
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
@@ -439,5 +440,69 @@ func BenchmarkAnnotate(b *testing.B) {
 				_ = Annotate(bc.text, thursday)
 			}
 		})
+	}
+}
+
+// nextSentenceByByte is nextSentence as it was first written, a byte at a
+// time: the reference the word-run version is held to.
+func nextSentenceByByte(text string, from int) (to int, head bool) {
+	var buf [12]byte
+	n, long := 0, false
+	i := from
+	for ; i <= len(text); i++ {
+		var c byte
+		if i < len(text) {
+			c = text[i]
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if 'a' <= c && c <= 'z' {
+			if n < len(buf) {
+				buf[n] = c
+				n++
+			} else {
+				long = true
+			}
+			continue
+		}
+		if !head && !long && n >= 3 {
+			head = headWord(string(buf[:n]))
+		}
+		if !head && isASCIIDigit(c) && (i == from || !isASCIIDigit(text[i-1])) {
+			head = dateDigits(text, i)
+		}
+		n, long = 0, false
+		if i == len(text) || sentenceEnd(c) {
+			break
+		}
+	}
+	for i < len(text) && sentenceEnd(text[i]) {
+		i++
+	}
+	return i, head
+}
+
+func TestNextSentenceCutsAsByteByByte(t *testing.T) {
+	pieces := []string{"Today", "TONIGHT", "tomorrow", "yesterdays", "Mondays", "week", "Thanksgiving",
+		"thanksgivings", "a", "I", "we", "went", "15th", "5/20", "2023-05-20", "12", "x1", "é", "Ünter",
+		" ", "  ", ".", "!", "?", ";", "\n", ",", "'", "-", "\x00", "March", "mar", "dec", "Xmas", "fall"}
+	rng := rand.New(rand.NewPCG(29, 2))
+	for range 20_000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+			if rng.IntN(3) > 0 {
+				b.WriteByte(' ')
+			}
+		}
+		text := b.String()
+		for from := 0; from <= len(text); from++ {
+			to, head := nextSentence(text, from)
+			wantTo, wantHead := nextSentenceByByte(text, from)
+			if to != wantTo || head != wantHead {
+				t.Fatalf("nextSentence(%q, %d) = %d, %v; want %d, %v", text, from, to, head, wantTo, wantHead)
+			}
+		}
 	}
 }

@@ -398,7 +398,7 @@ type textWriter interface {
 type runeCount int
 
 func (n *runeCount) WriteString(s string) (int, error) {
-	*n += runeCount(utf8.RuneCountInString(s))
+	*n += runeCount(countRunes(s))
 	return len(s), nil
 }
 

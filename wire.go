@@ -2,6 +2,7 @@ package byheart
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -838,6 +839,9 @@ func (sc *saveScan) str(strict bool) bool {
 	}
 	for sc.i < len(sc.data) {
 		i, d := sc.i, sc.data // kept in registers for the run
+		for i+8 <= len(d) && plainJSON8(binary.LittleEndian.Uint64(d[i:])) {
+			i += 8
+		}
 		for i < len(d) && inString[d[i]] {
 			i++
 		}
@@ -891,6 +895,15 @@ var inString = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// plainJSON8 reports whether the eight bytes of w (little-endian) are all
+// inString's, so str passes over a text's plain run eight bytes a step:
+// printable ASCII (see printable8) with no quote or backslash, each test
+// exact for "some byte is" (written out so the compiler inlines it).
+func plainJSON8(w uint64) bool {
+	q, bs := w^(lowBits*'"'), w^(lowBits*'\\')
+	return printable8(w) && ((q-lowBits)&^q|(bs-lowBits)&^bs)&highBits == 0
+}
 
 // hex4 reads the four hex digits of a \u escape.
 func hex4(b []byte) (rune, bool) {
@@ -1021,13 +1034,22 @@ func (sc *saveScan) skip() {
 		}
 		return
 	}
+	// The checked string ends at the first quote no backslash escapes:
+	// both are found by IndexByte, which reads many bytes a step, each
+	// backslash searched for only up to the quote, so the pass is linear.
 	i, d := sc.i+1, sc.data
-	for ; d[i] != '"'; i++ {
-		if d[i] == '\\' {
-			i++
+	q := -1
+	for {
+		if q < i {
+			q = i + bytes.IndexByte(d[i:], '"')
 		}
+		e := bytes.IndexByte(d[i:q], '\\')
+		if e < 0 {
+			sc.i = q + 1
+			return
+		}
+		i += e + 2 // past the escape and the byte it escapes
 	}
-	sc.i = i + 1
 }
 
 // text decodes the strict string or null at i, checked by shape; a role

@@ -5,6 +5,7 @@ package byheart
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -292,4 +293,38 @@ func FuzzReadSave(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		readSaveMatchesJSON(t, data)
 	})
+}
+
+// TestPlainJSON8IsInStringOfEveryByte holds the eight-byte test to the
+// byte table: every byte value at every position among plain ones, and
+// random words.
+func TestPlainJSON8IsInStringOfEveryByte(t *testing.T) {
+	want := func(b []byte) bool {
+		for _, c := range b {
+			if !inString[c] {
+				return false
+			}
+		}
+		return true
+	}
+	b := []byte("abcdefgh")
+	for pos := range 8 {
+		for c := range 256 {
+			copy(b, "abcdefgh")
+			b[pos] = byte(c)
+			if got := plainJSON8(binary.LittleEndian.Uint64(b)); got != want(b) {
+				t.Fatalf("plainJSON8(%q) = %v", b, got)
+			}
+		}
+	}
+	var seed [8]byte
+	for i := range 200_000 {
+		for k := range b {
+			seed[k] = byte(i*131 + k*i*i*7 + k)
+			b[k] = seed[k]
+		}
+		if got := plainJSON8(binary.LittleEndian.Uint64(b)); got != want(b) {
+			t.Fatalf("plainJSON8(%q) = %v", b, got)
+		}
+	}
 }
