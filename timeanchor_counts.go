@@ -300,10 +300,30 @@ func (s *scanner) span(i int) (int, resolved, bool) {
 // clause of time ("when I was a kid"); in the sentences before it, a
 // year, a month or a weekday, which a note may not mark. "Previous" then counts from it.
 func (s *scanner) storyBefore(i int) bool {
-	if s.anchored || s.pastPerfect() || datesIn(s.text[:s.from]) {
+	if s.anchored || s.pastPerfect() || s.datedBefore() {
 		return true
 	}
-	for k := 0; k < i; k++ {
+	if !s.storied {
+		s.story, s.storied = s.firstStory(), true
+	}
+	return s.story < i
+}
+
+// datedBefore reports whether the text before the sentence names a year,
+// a month or a weekday, reading only what earlier calls have not: a
+// sentence starts after a break, never inside a word.
+func (s *scanner) datedBefore() bool {
+	if !s.dated && s.datedUpto < s.from {
+		s.dated = datesIn(s.text[s.datedUpto:s.from])
+		s.datedUpto = s.from
+	}
+	return s.dated
+}
+
+// firstStory is the sentence's first word, outside an aside, that dates a
+// moment for storyBefore, or len(s.toks).
+func (s *scanner) firstStory() int {
+	for k := range s.toks {
 		t := &s.toks[k]
 		if t.aside {
 			continue
@@ -313,16 +333,16 @@ func (s *scanner) storyBefore(i int) bool {
 		case "just", "currently", "moment":
 			continue
 		case "when", "then", "while", "ago", "once", "before", "after":
-			return true
+			return k
 		}
 		if headWord(w) {
-			return true
+			return k
 		}
 		if y := digits(w, 4); len(w) == 4 && y >= 1900 && y <= 2100 {
-			return true
+			return k
 		}
 	}
-	return false
+	return len(s.toks)
 }
 
 // rolling resolves a span of q units back (dir -1, "since") or ahead (+1,

@@ -32,6 +32,18 @@ type scanner struct {
 	matched int   // the last word of the latest expression matched, or -1
 	tense   tense // the sentence's tense, worked out on first use
 	tensed  bool
+	// What the sentence's words tell once read, worked out on first use,
+	// so that a long sentence of many expressions reads them once: whether
+	// it is told in the past perfect, and its first word that dates a
+	// moment (see storyBefore), len(toks) when none does.
+	perfect, perfected bool
+	story              int
+	storied            bool
+	// Whether the text before datedUpto, a sentence's start, names a
+	// year, month or weekday: read once across the turn, a sentence at a
+	// time, not again for every expression.
+	datedUpto int
+	dated     bool
 	// anchored is set once the text holds an expression that is not the
 	// moment of speech; see resolved.speech.
 	anchored bool
@@ -56,7 +68,7 @@ func (s *scanner) release() {
 // lookup; only other bytes pay for UTF-8 decoding.
 func (s *scanner) tokenize(from, to int) {
 	text := s.text[:to]
-	s.from, s.tensed = from, false
+	s.from, s.tensed, s.perfected, s.storied = from, false, false, false
 	s.low = append(s.low[:0], text[from:]...)
 	for k, c := range s.low {
 		if 'A' <= c && c <= 'Z' {

@@ -196,6 +196,13 @@ func (s *scanner) presentPerfect(i int) bool {
 // pastPerfect reports "had" or "'d" followed by a participle: the sentence
 // counts from a moment it narrates, not from now.
 func (s *scanner) pastPerfect() bool {
+	if !s.perfected {
+		s.perfect, s.perfected = s.readPastPerfect(), true
+	}
+	return s.perfect
+}
+
+func (s *scanner) readPastPerfect() bool {
 	for k := range s.toks {
 		w := s.str(&s.toks[k])
 		if w == "had" || hasAnySuffix(w, "'d", "\u2019d") {

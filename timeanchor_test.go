@@ -432,6 +432,12 @@ func BenchmarkAnnotate(b *testing.B) {
 	for _, bc := range []struct{ name, text string }{
 		{"150 chars no anchor", "Thanks, that sounds lovely. I have been reading a lot about gardening lately and I think tomatoes would do well on the balcony if it gets sun."},
 		{"150 chars two anchors", "I ran the race last Saturday and my legs still hurt. We plan to drive down to the coast next month if the weather holds up, fingers crossed!"},
+		// A long turn of many spans, as sentences and as one sentence: the
+		// span family reads what it asks of the text before once, so the
+		// time per byte stays that of a short turn (a pasted log of these
+		// once took seconds).
+		{"86 KB of spans, sentences", strings.Repeat("We spoke about the previous week or so. ", 2000)},
+		{"86 KB of spans, one sentence", strings.Repeat("we spoke about the previous week or so and ", 2000)},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
