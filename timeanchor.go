@@ -126,8 +126,8 @@ import (
 //     spelled and whoever says it. A lone "noted" or "confirmed" says nothing
 //     of the day's tense, nor does a past verb before "for" or "about"
 //     ("booked for 3 March", "told them about 3 March"): it tells when the
-//     booking or the telling was. A date that carries its year is already whole and gets no
-//     note.
+//     booking or the telling was. A date that carries its year is already
+//     whole and gets no note.
 //   - numeric dates: ISO 8601 (2023-05-20) always; a day and month with a
 //     slash and a year (20/5/2023, 5/20/23) with the order read from the
 //     numbers (a number above 12 is the day), both readings when either

@@ -298,7 +298,8 @@ func (s *scanner) span(i int) (int, resolved, bool) {
 // an expression already resolved that is not the moment of speech, or, in
 // this sentence, a word that dates (a unit, weekday, month or year) or a
 // clause of time ("when I was a kid"); in the sentences before it, a
-// year, a month or a weekday, which a note may not mark. "Previous" then counts from it.
+// year, a month or a weekday, which a note may not mark. "Previous" then
+// counts from it.
 func (s *scanner) storyBefore(i int) bool {
 	if s.anchored || s.pastPerfect() || s.datedBefore() {
 		return true
