@@ -171,6 +171,11 @@ func (s *Store) open(ctx context.Context, t *tx, write bool) error {
 		stmt = s.d.BeginWrite
 	}
 	if _, err := conn.ExecContext(ctx, stmt); err != nil {
+		// A BEGIN that failed may have begun all the same: a driver
+		// reports a context that ended while the statement ran, even when
+		// it ran (the SQLite driver does). Back in the pool, the connection
+		// would fail every later BEGIN, so it is dropped.
+		conn.Raw(func(any) error { return errBadConn })
 		conn.Close()
 		return s.failed(err)
 	}
