@@ -16,8 +16,9 @@ import (
 // stretch one query needs costs one uncached read there, where written into
 // the log it would cost a cache write and then a cached read on every call
 // after it, and would fill the log towards its next rebuild. When the log
-// would overrun the budget, or cannot leave the query room for what it
-// needs, it is rebuilt, to a fill that leaves it room to grow again.
+// would overrun the budget, or lacks even the query's best stretch and
+// cannot leave the query room for all it needs, it is rebuilt, to a fill
+// that leaves it room to grow again.
 
 // kept is the log: the memory block of the last rebuild, then the turns
 // from upto on as native messages. Stretches are named by their first
@@ -67,14 +68,15 @@ func (m *state) quote(keys, ends []int, upto int, header string) quote {
 }
 
 // reselect applies rule 3 to a composition over the budget. The log is
-// kept as it is while it serves the query: with recall on, what a rebuild
-// would show for the query that the log lacks and that is worth its place
-// (see missing) is recalled past the breakpoint (see recall); with recall
-// off, while it scores close enough to a rebuild's (see serves). It is
-// rebuilt when it would overrun the budget, when it no longer matches the
-// conversation, when the newest step is cut to fit, when a pause has
-// outlived a provider's cache of it (see cold), when the room it leaves
-// cannot hold all the query needs recalled, or when the query's best
+// kept as it is while it serves the query: with recall on, what a fresh
+// selection would show for the query that the log lacks and that is worth
+// its place (see missing) is recalled past the breakpoint (see recall);
+// with recall off, while it scores close enough to a rebuild's (see
+// serves). It is rebuilt when it would overrun the budget, when it no
+// longer matches the conversation, when the newest step is cut to fit,
+// when a pause has outlived a provider's cache of it (see cold), when it
+// lacks the query's best stretch and the room it leaves cannot hold all
+// the query needs recalled, or when the query's best
 // stretch is too long for the room and the log lacks the part of it that
 // matches (see piece). reserve is what a rebuild leaves free for outside
 // material. It reports why the previous call's prefix is not repeated in
@@ -94,18 +96,11 @@ func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 	if m.logSize(sel) > m.opt.Budget {
 		return RebuildOverBudget, m.renew(rk, reserve, RebuildOverBudget)
 	}
-	// What a rebuild would show that scores: the judged best for keep or
-	// rebuild, at most Recall when it is set, else all of it.
-	limit := m.opt.Recall
-	switch {
-	case limit < 0:
-		limit = m.tune.judged
-	case limit == 0:
-		limit = math.MaxInt
-	}
-	picked := rk.picks(cut, m.capacity(m.room(cut, 0)), limit)
+	room := m.room(cut, 0)
 	if m.opt.Recall < 0 {
-		if m.serves(rk, sel, picked) {
+		// Keep or rebuild: the log against the judged best a rebuild
+		// would show.
+		if m.serves(rk, sel, rk.picks(cut, m.capacity(room), m.tune.judged)) {
 			return "", quote{}
 		}
 		m.rebuild(rk, reserve)
@@ -114,14 +109,28 @@ func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 	if !m.recalls() {
 		return "", quote{}
 	}
+	// What a fresh selection would show that scores, at most Recall
+	// stretches when it is set.
+	limit := m.opt.Recall
+	if limit == 0 {
+		limit = math.MaxInt
+	}
+	picked := rk.picks(cut, room, limit)
 	want := m.missing(rk, sel, picked)
 	q, whole := m.recall(sel, want)
-	if !whole {
-		// What the query needs does not fit beside the log: a rebuild
-		// chooses the block for it.
+	if !whole && !m.shows(sel, picked) {
+		// What the query needs does not fit beside a log that lacks even
+		// its best stretch: a rebuild chooses the block for it. A log
+		// that shows the best serves the query with what fits beside it.
 		return RebuildNoRoom, m.renew(rk, reserve, RebuildNoRoom)
 	}
 	return "", q
+}
+
+// shows reports whether the log shows the query's best stretch (picked,
+// best first).
+func (m *state) shows(sel *kept, picked []int) bool {
+	return len(picked) > 0 && sel.covers(m.str[picked[0]].start)
 }
 
 // recalls reports whether a call may recall: a recall goes after the

@@ -34,16 +34,17 @@
 //     turns appended since the block follow it natively, and every part up
 //     to Result.StableUpto repeats byte for byte on the next call, so the
 //     provider's prompt cache holds. When a query finds that the context
-//     lacks stretches a rebuild would show for it, those that match enough
-//     of the query to be worth their place (beyond what any stretch
-//     matches by chance, a share Options.Stability of the rest of its
-//     weight) are recalled, best first, in a memory part past the
+//     lacks stretches a fresh selection would show for it, those that
+//     match enough of the query to be worth their place (beyond what any
+//     stretch matches by chance, a share Options.Stability of the rest of
+//     its weight) are recalled, best first, in a memory part past the
 //     breakpoint, for that call alone (Result.Recalled): one query's needs
 //     cost one uncached read, not a cache write and a cached read on every
-//     call after. When they do not all fit beside the log, or the log would
-//     overrun the budget, it is rebuilt with room to grow
-//     (Result.Reselected), the rest of what the query needs recalled past
-//     the new block. It is rebuilt too on the first call after a pause of
+//     call after. A log that shows the query's best stretch recalls what
+//     fits beside it; when one that lacks it has no room for all the query
+//     needs, or the log would overrun the budget, it is rebuilt with room
+//     to grow (Result.Reselected), the rest of what the query needs
+//     recalled past the new block. It is rebuilt too on the first call after a pause of
 //     five minutes, before the newest turn or before the query (ComposeAt
 //     says when it was asked): the provider's cache is gone, and a rebuild
 //     writes less. A stretch too long for the room is quoted in part, the
@@ -224,15 +225,15 @@ const (
 	DefaultBudget = 20_000
 	// DefaultChunk is the size at which a stretch closes, in characters.
 	DefaultChunk = 1000
-	// DefaultStability recalls past a kept context the stretches a
-	// rebuild would show that match, beyond what any stretch matches by
-	// chance, at least 0.1375 of the rest of the query's weight (see
+	// DefaultStability recalls past a kept context the stretches a fresh
+	// selection would show that match, beyond what any stretch matches by
+	// chance, at least 0.15 of the rest of the query's weight (see
 	// Options.Stability): the value leave-one-conversation-out on the
 	// LoCoMo dev conversations chooses, in every fold, from a grid of step
 	// 0.0125, as the best recall on the live chat with questions among the
 	// settings whose bill stays within 0.30× plain RAG's (the README's
 	// measured section).
-	DefaultStability = 0.1375
+	DefaultStability = 0.15
 )
 
 // tuning is every number behind the rules that is a choice rather than a
@@ -334,12 +335,12 @@ type Options struct {
 	Chunk int
 
 	// Stability says how readily a kept context is left as it is. Of the
-	// stretches a rebuild would show for a new query, those the context
-	// lacks that match, beyond what a stretch drawn at random matches, at
-	// least the share Stability of the rest of the query's weight are
-	// recalled past it, best first, for that call (see Recall). So the
-	// kept context stays still, and a query gets what it needs when that is
-	// worth its place. Zero means DefaultStability; values in
+	// stretches a fresh selection would show for a new query, those the
+	// context lacks that match, beyond what a stretch drawn at random
+	// matches, at least the share Stability of the rest of the query's
+	// weight are recalled past it, best first, for that call (see Recall).
+	// So the kept context stays still, and a query gets what it needs when
+	// that is worth its place. Zero means DefaultStability; values in
 	// (0, 1] are stickier as they grow (1 recalls only a stretch that holds
 	// every word of the query); a negative value reselects the whole
 	// context on every query, which suits one-shot questions with no prompt
@@ -356,7 +357,8 @@ type Options struct {
 	// cache breakpoint, for that call alone, so the cached prefix holds and
 	// does not grow with what one query needed. Zero sets no count: what the
 	// query needs and the budget leaves room for. When they do not all fit
-	// beside the context, it is rebuilt, to half of what it may spend (or
+	// beside a context that lacks the query's best stretch, it is rebuilt,
+	// to half of what it may spend (or
 	// the query's three best stretches, if more), leaving room for the turns
 	// to come and later recalls, and the rest of what the query needs is
 	// recalled past the new block, within the same count; so it is after a

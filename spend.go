@@ -127,8 +127,9 @@ const (
 	// fresh selection would (see Options.Stability), and Options.Recall is
 	// negative, so nothing is recalled.
 	RebuildWeaker Rebuild = "weaker"
-	// RebuildNoRoom: the stretches the kept context lacked for the query
-	// did not all fit in what it left of the budget to recall them in, or
+	// RebuildNoRoom: the kept context lacked the query's best stretch and
+	// the stretches it lacked for the query did not all fit in what it left
+	// of the budget to recall them in, or
 	// the query's best stretch is too long for that room and the context
 	// lacked the part of it that matches.
 	RebuildNoRoom Rebuild = "no-room"

@@ -36,20 +36,21 @@ func TestLoCoMoGuards(t *testing.T) {
 	fresh := findRecall(res.Recall, byheartFresh.name)
 	assert.GreaterOrEqual(t, fresh.Recall14, 0.90, "byheart fresh evidence recall over categories 1–4")
 	def := findRecall(res.Recall, byheartDefault.name)
-	// 0.865 on the dev file at the Stability that leave-one-conversation-out
-	// chooses (0.1375), where recalls go past the breakpoint and a stretch
-	// must match the query beyond chance; the rule that kept them in the
-	// log gave 0.859 at 0.225, and less on the live chat.
-	assert.GreaterOrEqual(t, def.Recall14, 0.86, "byheart default (questions in order) evidence recall over categories 1–4")
+	// 0.875 on the dev file at the Stability that leave-one-conversation-out
+	// chooses (0.15), where recalls go past the breakpoint, a stretch must
+	// match the query beyond chance, and a query may recall what a fresh
+	// selection would show; 0.865 when it recalled only from a rebuild's
+	// half of the room, and 0.859 for the rule that kept recalls in the log.
+	assert.GreaterOrEqual(t, def.Recall14, 0.87, "byheart default (questions in order) evidence recall over categories 1–4")
 
 	// At small budgets a rebuild's block grows to the query's best
 	// stretches and recalls the rest at once: the default keeps the
-	// issue's 0.76 at 5,000 (0.769 on the dev file) and 0.82 at 10,000
-	// (0.823; the 0.84 is not met).
+	// issue's 0.84 at 10,000 (0.846 on the dev file) and 0.76 at 5,000
+	// (0.790), floored here a little under the dev run's.
 	for _, b := range []struct {
 		budget int
 		floor  float64
-	}{{10000, 0.82}, {5000, 0.76}} {
+	}{{10000, 0.84}, {5000, 0.78}} {
 		small, err := measureRecall(ds, b.budget, &latencies{}, &progress{w: io.Discard})
 		require.NoError(t, err)
 		assert.GreaterOrEqual(t, findRecall(small, byheartDefault.name).Recall14, b.floor, "byheart default evidence recall over categories 1–4 at %d characters", b.budget)
@@ -93,10 +94,10 @@ func TestLoCoMoGuards(t *testing.T) {
 
 	// The live chat with questions in it. The default's floor is what
 	// leave-one-conversation-out gives a held-out conversation on average
-	// (0.885 over the seven, the lowest 0.799), rounded down, not the dev
-	// run's 0.885; its bill is the one the setting was chosen under (0.29
+	// (0.883 over the seven, the lowest 0.791), rounded down, not the dev
+	// run's 0.883; its bill is the one the setting was chosen under (0.29
 	// on the dev run). In every category it is at least plain RAG's
-	// (multi-hop 0.630 against 0.611, the closest).
+	// (multi-hop 0.624 against 0.611, the closest).
 	live := map[string]liveRow{}
 	for _, row := range res.Live.Rows {
 		live[row.Method] = row
