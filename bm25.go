@@ -974,6 +974,35 @@ func (ix *index) best(q *query, k int, reach float64, eligible func(stretch int3
 	return out, all
 }
 
+// kthScored is, once every posting of the query is scored (scoreAll),
+// the k-th best score among the texts an eligible stretch holds, read from
+// the cache of those the query touched; all reports that fewer than k of
+// them score, when it is 0.
+func (ix *index) kthScored(q *query, k int, eligible func(stretch int32) bool) (theta float64, all bool) {
+	var buf [64]float64
+	heap := buf[:0] // the k best eligible scores, smallest first
+	if k > len(buf) {
+		heap = make([]float64, 0, min(k, len(q.touched)))
+	}
+	for _, s := range q.touched {
+		v := ix.cached[s]
+		if v <= 0 || !ix.held(s, eligible) {
+			continue
+		}
+		if len(heap) < k {
+			heap = append(heap, v)
+			siftUpF(heap, len(heap)-1)
+		} else if v > heap[0] {
+			heap[0] = v
+			siftDownF(heap, 0)
+		}
+	}
+	if len(heap) < k {
+		return 0, true
+	}
+	return heap[0], false
+}
+
 // addUp is best's first pass: it adds up every posting of the query's
 // terms, highest bound first, into partial sums by slot until a text
 // holding none of the terms seen so far can no longer reach theta, the

@@ -49,6 +49,23 @@ func TestBestSpreadIsTopK(t *testing.T) {
 	})
 }
 
+// TestBestScoredIsTopK is TestBestSpreadIsTopK once every posting of the
+// query is scored, when the best stretches are read from the scores
+// (bestScored) rather than searched for, in rooms that most stretches fit
+// and in rooms that few do.
+func TestBestScoredIsTopK(t *testing.T) {
+	t.Parallel()
+	eachRankShape(t, func(t *testing.T, m *Memory) {
+		for _, query := range rankQueries(m, 3) {
+			testBest(t, m, query, exhaustive(m, query), func(lim, room, k int) ([]hit, bool) {
+				rk := bm25Ranker{}.ranking(&m.state, query)
+				m.ix.scoreAll(rk.q)
+				return rk.bestSpread(lim, room, k, nil)
+			})
+		}
+	})
+}
+
 // TestBestSpreadAnswersAgainAsItWouldSearch asks one ranking for the best
 // stretches again and again, in rooms and depths a composition's fills
 // ask for in turn, so that answers given again from the last one are

@@ -436,9 +436,10 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, pick
 // Candidates come in streams, each complete up to its last entry: first the
 // k best by a pruned search of the index (best); when those run out, either
 // the stretches of at most the room are few and are scored one by one, or a
-// deeper search runs, and past a point every posting is scored. When the
-// best search found every stretch with a positive score, the stretches with
-// none follow newest first.
+// deeper search runs. A ranking prunes once: a deeper search, or one past
+// maxK, scores every posting and reads the best from the scores (see
+// bestSpread). When the best search found every stretch with a positive
+// score, the stretches with none follow newest first.
 type picker struct {
 	rk       *ranking
 	q        *query
@@ -555,14 +556,18 @@ func (f *picker) next(room int) (hit, int, bool) {
 
 // search makes the stream the k best positive stretches that fit room and
 // come after the last, with the special one where it ranks among them. A
-// search for them looks for k more for every stretch the fill may not take
-// (see bestSpread): past maxK in all, as when a fill's room has shrunk
-// below most stretches' size, every posting is scored instead.
+// pruned search for them looks for k more for every stretch the fill may
+// not take (see bestSpread): past maxK in all, as when a fill's room has
+// shrunk below most stretches' size, every posting is scored instead, and
+// the best that fit are read from the scores (bestScored), which need no
+// such margin. A small query is scored whole at once, into one stream.
 func (f *picker) search(room int) {
-	if f.state == fillStart && f.q.postings() <= f.rk.m.tune.smallQuery ||
-		f.k+f.rk.excluded(f.lim, room) > f.rk.m.tune.maxK {
+	if f.state == fillStart && f.q.postings() <= f.rk.m.tune.smallQuery {
 		f.all(room)
 		return
+	}
+	if !f.q.all && f.k+f.rk.excluded(f.lim, room) > f.rk.m.tune.maxK {
+		f.rk.m.ix.scoreAll(f.q)
 	}
 	found, complete := f.rk.bestSpread(f.lim, room, f.k, f.stream[:0])
 	st := found[:0]
@@ -755,11 +760,20 @@ func (z *sizeRanges) oversized(str []stretch, lim, room int) int {
 // keep check for its best stretch and for its fill, a rebuild for the
 // judged best, its best stretch and its fills, in rooms most stretches fit
 // either way. The last answer is kept (see searched) and given again when
-// it settles the question.
+// it settles the question. One it does not settle, deeper or in a room
+// fewer stretches fit, comes when a fill's room shrinks past the
+// stretches of its first answer and on a rebuild's fills after a keep
+// check's: the query's every posting is then scored, once, for it and for
+// any later question (see bestScored). Where the query's words are common,
+// as at 100,000 turns, that pass costs less than a second pruned search,
+// and a third and a fourth read no posting at all.
 func (rk *ranking) bestSpread(lim, room, k int, out []hit) ([]hit, bool) {
 	e := rk.excluded(lim, room)
 	if found, complete, ok := rk.last.answer(rk.m, lim, room, e, k, out); ok {
 		return found, complete
+	}
+	if rk.last.ok {
+		rk.m.ix.scoreAll(rk.q) // the ranking has pruned once
 	}
 	found, complete := rk.searchSpread(lim, room, k, e, out)
 	m := rk.m
@@ -814,8 +828,12 @@ func (a *searched) answer(m *state, lim, room, e, k int, out []hit) ([]hit, bool
 	return nil, false, false
 }
 
-// searchSpread is bestSpread by a search of the index.
+// searchSpread is bestSpread by a search of the index or, once every
+// posting of the query is scored, from the scores.
 func (rk *ranking) searchSpread(lim, room, k, e int, out []hit) ([]hit, bool) {
+	if rk.q.all {
+		return rk.bestScored(lim, room, k, out)
+	}
 	m := rk.m
 	n := len(m.str)
 	closed := func(u int32) bool { return int(u) < n-1 }
@@ -833,6 +851,70 @@ func (rk *ranking) searchSpread(lim, room, k, e int, out []hit) ([]hit, bool) {
 		return out, true
 	}
 	return out[:k], false
+}
+
+// bestScored is searchSpread once every posting of the query is scored
+// (scoreAll). Let θ be the k-th best own score among the texts of the
+// stretches a fill may take (below lim, of size at most room): at least k
+// of those score θ or more in full. A stretch that may be taken reaches θ
+// by its own score, or by its own and the share it borrows from a
+// neighbour, which then scores more than θ/(1+neighbour) itself. So the
+// candidates are read from the texts that score at least θ/(1+neighbour):
+// the stretches among them that may be taken, and the neighbours that may
+// be taken and would reach θ borrowing from them. No bar counts in the
+// stretches a fill may not take, as a search must (e): in a small room,
+// where most may not, that bar falls to the small stretches' scores.
+func (rk *ranking) bestScored(lim, room, k int, out []hit) ([]hit, bool) {
+	m := rk.m
+	n := len(m.str)
+	fits := func(s int) bool { return s < lim && m.str[s].size <= room }
+	theta, all := m.ix.kthScored(rk.q, k, func(u int32) bool { return fits(int(u)) })
+	if len(m.mark) < n {
+		m.mark = make([]bool, n)
+	}
+	cand := m.spread[:0]
+	add := func(s int) {
+		if !m.mark[s] {
+			m.mark[s] = true
+			cand = append(cand, s)
+		}
+	}
+	nb := m.tune.neighbour
+	reach := (1 + nb) * (1 + boundSlack)
+	seed := func(u int, v float64) {
+		if fits(u) {
+			add(u)
+		}
+		for _, x := range [2]int{u - 1, u + 1} {
+			if x >= 0 && x < n && fits(x) && (rk.own(x)+nb*v)*(1+boundSlack) >= theta {
+				add(x)
+			}
+		}
+	}
+	for _, sl := range rk.q.touched {
+		if v := m.ix.cached[sl]; v > 0 && v*reach >= theta {
+			for _, u := range m.ix.users(sl) {
+				if int(u) < n-1 {
+					seed(int(u), v)
+				}
+			}
+		}
+	}
+	// The open stretch lends to the newest closed one.
+	seed(n-1, rk.open)
+	out = out[:0]
+	for _, s := range cand {
+		m.mark[s] = false
+		if v := rk.score(s); v > 0 {
+			out = append(out, hit{s, v})
+		}
+	}
+	m.spread = cand[:0]
+	sortHits(out)
+	if len(out) > k {
+		return out[:k], false
+	}
+	return out, all
 }
 
 // excluded counts the closed stretches a fill may not take: at or past
