@@ -974,33 +974,62 @@ func (ix *index) best(q *query, k int, reach float64, eligible func(stretch int3
 	return out, all
 }
 
-// kthScored is, once every posting of the query is scored (scoreAll),
-// the k-th best score among the texts an eligible stretch holds, read from
-// the cache of those the query touched; all reports that fewer than k of
-// them score, when it is 0.
-func (ix *index) kthScored(q *query, k int, eligible func(stretch int32) bool) (theta float64, all bool) {
-	var buf [64]float64
-	heap := buf[:0] // the k best eligible scores, smallest first
-	if k > len(buf) {
-		heap = make([]float64, 0, min(k, len(q.touched)))
-	}
+// topScored sets dst to the best texts the query touched, best first (a
+// slot and its score), at most n of them, once every posting of the query
+// is scored (scoreAll), and reports whether they are all the texts that
+// score. Every text left out scores at most the last one's score.
+func (ix *index) topScored(q *query, n int, dst []hit) ([]hit, bool) {
+	dst = dst[:0]
+	all := true
 	for _, s := range q.touched {
 		v := ix.cached[s]
-		if v <= 0 || !ix.held(s, eligible) {
+		if v <= 0 {
 			continue
 		}
-		if len(heap) < k {
-			heap = append(heap, v)
-			siftUpF(heap, len(heap)-1)
-		} else if v > heap[0] {
-			heap[0] = v
-			siftDownF(heap, 0)
+		h := hit{int(s), v}
+		switch {
+		case len(dst) < n:
+			dst = append(dst, h)
+			siftUpWorst(dst, len(dst)-1)
+		case h.before(dst[0]):
+			all = false
+			dst[0] = h
+			siftDownWorst(dst, 0)
+		default:
+			all = false
 		}
 	}
-	if len(heap) < k {
-		return 0, true
+	sortHits(dst)
+	return dst, all
+}
+
+// siftUpWorst and siftDownWorst keep a heap whose top is its worst hit.
+func siftUpWorst(h []hit, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[p].before(h[i]) {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
 	}
-	return heap[0], false
+}
+
+func siftDownWorst(h []hit, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c].before(h[c+1]) {
+			c++
+		}
+		if !h[i].before(h[c]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // addUp is best's first pass: it adds up every posting of the query's

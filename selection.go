@@ -18,6 +18,9 @@ type ranking struct {
 	custom []float64 // Retriever: by stretch
 	hits   []hit     // Retriever: stretches with a positive score
 	last   searched  // built-in BM25: bestSpread's last answer
+	// built-in BM25, once every posting is scored: m.top holds the best
+	// texts (see bestScored), all of those that score when topAll is set
+	topped, topAll bool
 }
 
 // score is stretch s's score for the ranking: its own, plus what it borrows
@@ -854,21 +857,44 @@ func (rk *ranking) searchSpread(lim, room, k, e int, out []hit) ([]hit, bool) {
 }
 
 // bestScored is searchSpread once every posting of the query is scored
-// (scoreAll). Let θ be the k-th best own score among the texts of the
-// stretches a fill may take (below lim, of size at most room): at least k
-// of those score θ or more in full. A stretch that may be taken reaches θ
-// by its own score, or by its own and the share it borrows from a
-// neighbour, which then scores more than θ/(1+neighbour) itself. So the
-// candidates are read from the texts that score at least θ/(1+neighbour):
-// the stretches among them that may be taken, and the neighbours that may
-// be taken and would reach θ borrowing from them. No bar counts in the
-// stretches a fill may not take, as a search must (e): in a small room,
-// where most may not, that bar falls to the small stretches' scores.
+// (scoreAll). Let θ be the k-th best own score among the stretches a fill
+// may take (below lim, of size at most room), or among their texts: at
+// least k of those stretches score θ or more in full. A stretch that may be taken reaches θ by its own score,
+// or by its own and the share it borrows from a neighbour, which then
+// scores more than θ/(1+neighbour) itself. No bar counts in the stretches
+// a fill may not take, as a search must (e): in a small room, where most
+// may not, that bar falls to the small stretches' scores.
+//
+// The candidates are read from the best texts, kept in order once for the
+// ranking (topTexts of them), when those hold k that may be taken and
+// reach below θ/(1+neighbour): the stretches among them that may be
+// taken, and the neighbours that may be taken and would reach θ borrowing
+// from them. In a room few of the best texts fit, they are read from the
+// stretches that fit instead (bestFitting).
 func (rk *ranking) bestScored(lim, room, k int, out []hit) ([]hit, bool) {
 	m := rk.m
 	n := len(m.str)
 	fits := func(s int) bool { return s < lim && m.str[s].size <= room }
-	theta, all := m.ix.kthScored(rk.q, k, func(u int32) bool { return fits(int(u)) })
+	if !rk.topped {
+		m.top, rk.topAll = m.ix.topScored(rk.q, topTexts, m.top)
+		rk.topped = true
+	}
+	top := m.top
+	theta, found, at := 0.0, 0, 0
+	for ; at < len(top) && found < k; at++ {
+		if m.ix.held(int32(top[at].s), func(u int32) bool { return fits(int(u)) }) {
+			found++
+			theta = top[at].v
+		}
+	}
+	if found < k {
+		theta = 0 // fewer than k of the best texts fit
+	}
+	nb := m.tune.neighbour
+	bar := theta / ((1 + nb) * (1 + boundSlack))
+	if !rk.topAll && (found < k || top[len(top)-1].v >= bar) {
+		return rk.bestFitting(lim, room, k, out)
+	}
 	if len(m.mark) < n {
 		m.mark = make([]bool, n)
 	}
@@ -879,8 +905,6 @@ func (rk *ranking) bestScored(lim, room, k int, out []hit) ([]hit, bool) {
 			cand = append(cand, s)
 		}
 	}
-	nb := m.tune.neighbour
-	reach := (1 + nb) * (1 + boundSlack)
 	seed := func(u int, v float64) {
 		if fits(u) {
 			add(u)
@@ -891,12 +915,13 @@ func (rk *ranking) bestScored(lim, room, k int, out []hit) ([]hit, bool) {
 			}
 		}
 	}
-	for _, sl := range rk.q.touched {
-		if v := m.ix.cached[sl]; v > 0 && v*reach >= theta {
-			for _, u := range m.ix.users(sl) {
-				if int(u) < n-1 {
-					seed(int(u), v)
-				}
+	for _, h := range top {
+		if h.v < bar {
+			break
+		}
+		for _, u := range m.ix.users(int32(h.s)) {
+			if int(u) < n-1 {
+				seed(int(u), h.v)
 			}
 		}
 	}
@@ -910,6 +935,76 @@ func (rk *ranking) bestScored(lim, room, k int, out []hit) ([]hit, bool) {
 		}
 	}
 	m.spread = cand[:0]
+	sortHits(out)
+	if len(out) > k {
+		return out[:k], false
+	}
+	return out, found < k
+}
+
+// topTexts is how many of the texts a query touched bestScored keeps in
+// order: the depths a composition asks for in rooms most stretches fit
+// (3, 12, 48) with the texts within reach of the 48th.
+const topTexts = 256
+
+// bestFitting is bestScored read from the stretches that fit: θ is the
+// k-th best own score among them, and the candidates are those whose own
+// score with the share of their better neighbour's, in a sitting or not,
+// reaches it. It reads every stretch's size, and the scores of those that
+// fit, which in a small room are few.
+func (rk *ranking) bestFitting(lim, room, k int, out []hit) ([]hit, bool) {
+	m := rk.m
+	n := len(m.str)
+	nb := m.tune.neighbour
+	mins, _ := m.sizes.update(m.str)
+	var buf [64]float64
+	heap := buf[:0] // the k best own scores, smallest first
+	if k > len(buf) {
+		heap = make([]float64, 0, k)
+	}
+	fit := m.spread[:0]
+	for b, lo := range mins {
+		if int(lo) > room {
+			continue
+		}
+		for s := b * sizeBlock; s < min((b+1)*sizeBlock, lim); s++ {
+			if m.str[s].size > room {
+				continue
+			}
+			fit = append(fit, s)
+			v := rk.own(s)
+			if v <= 0 {
+				continue
+			}
+			if len(heap) < k {
+				heap = append(heap, v)
+				siftUpF(heap, len(heap)-1)
+			} else if v > heap[0] {
+				heap[0] = v
+				siftDownF(heap, 0)
+			}
+		}
+	}
+	theta, all := 0.0, len(heap) < k
+	if !all {
+		theta = heap[0]
+	}
+	out = out[:0]
+	for _, s := range fit {
+		best := 0.0
+		if s > 0 {
+			best = rk.own(s - 1)
+		}
+		if s+1 < n {
+			best = max(best, rk.own(s+1))
+		}
+		if (rk.own(s)+nb*best)*(1+boundSlack) >= theta {
+			if v := rk.score(s); v > 0 {
+				out = append(out, hit{s, v})
+			}
+		}
+	}
+	m.spread = fit[:0]
 	sortHits(out)
 	if len(out) > k {
 		return out[:k], false
