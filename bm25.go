@@ -974,6 +974,64 @@ func (ix *index) best(q *query, k int, reach float64, eligible func(stretch int3
 	return out, all
 }
 
+// topScored sets dst to the best texts the query touched, best first (a
+// slot and its score), at most n of them, once every posting of the query
+// is scored (scoreAll), and reports whether they are all the texts that
+// score. Every text left out scores at most the last one's score.
+func (ix *index) topScored(q *query, n int, dst []hit) ([]hit, bool) {
+	dst = dst[:0]
+	all := true
+	for _, s := range q.touched {
+		v := ix.cached[s]
+		if v <= 0 {
+			continue
+		}
+		h := hit{int(s), v}
+		switch {
+		case len(dst) < n:
+			dst = append(dst, h)
+			siftUpWorst(dst, len(dst)-1)
+		case h.before(dst[0]):
+			all = false
+			dst[0] = h
+			siftDownWorst(dst, 0)
+		default:
+			all = false
+		}
+	}
+	sortHits(dst)
+	return dst, all
+}
+
+// siftUpWorst and siftDownWorst keep a heap whose top is its worst hit.
+func siftUpWorst(h []hit, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[p].before(h[i]) {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func siftDownWorst(h []hit, i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c].before(h[c+1]) {
+			c++
+		}
+		if !h[i].before(h[c]) {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
 // addUp is best's first pass: it adds up every posting of the query's
 // terms, highest bound first, into partial sums by slot until a text
 // holding none of the terms seen so far can no longer reach theta, the

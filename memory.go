@@ -832,6 +832,7 @@ type scratch struct {
 	mark   []bool    // spreading scores, by stretch
 	spread []int     // candidates of bestSpread
 	answer []hit     // bestSpread's last answer (see searched)
+	top    []hit     // the best texts of a query scored whole (see bestScored)
 	stream []hit     // a fill's candidates (see picker)
 	rk     ranking   // the built-in ranking of the current query
 	from   int       // the newest turn the native tail should hold: a Continue's user turn, or len(turns)

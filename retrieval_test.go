@@ -49,6 +49,30 @@ func TestBestSpreadIsTopK(t *testing.T) {
 	})
 }
 
+// TestBestScoredIsTopK is TestBestSpreadIsTopK once every posting of the
+// query is scored, when the best stretches are read from the scores
+// (bestScored) rather than searched for, in rooms that most stretches fit
+// and in rooms that few do, and read from the stretches that fit
+// (bestFitting) in every room.
+func TestBestScoredIsTopK(t *testing.T) {
+	t.Parallel()
+	eachRankShape(t, func(t *testing.T, m *Memory) {
+		for _, query := range rankQueries(m, 3) {
+			want := exhaustive(m, query)
+			testBest(t, m, query, want, func(lim, room, k int) ([]hit, bool) {
+				rk := bm25Ranker{}.ranking(&m.state, query)
+				m.ix.scoreAll(rk.q)
+				return rk.bestSpread(lim, room, k, nil)
+			})
+			testBest(t, m, query, want, func(lim, room, k int) ([]hit, bool) {
+				rk := bm25Ranker{}.ranking(&m.state, query)
+				m.ix.scoreAll(rk.q)
+				return rk.bestFitting(lim, room, k, nil)
+			})
+		}
+	})
+}
+
 // TestBestSpreadAnswersAgainAsItWouldSearch asks one ranking for the best
 // stretches again and again, in rooms and depths a composition's fills
 // ask for in turn, so that answers given again from the last one are

@@ -18,6 +18,9 @@ type ranking struct {
 	custom []float64 // Retriever: by stretch
 	hits   []hit     // Retriever: stretches with a positive score
 	last   searched  // built-in BM25: bestSpread's last answer
+	// built-in BM25, once every posting is scored: m.top holds the best
+	// texts (see bestScored), all of those that score when topAll is set
+	topped, topAll bool
 }
 
 // score is stretch s's score for the ranking: its own, plus what it borrows
@@ -436,9 +439,10 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, pick
 // Candidates come in streams, each complete up to its last entry: first the
 // k best by a pruned search of the index (best); when those run out, either
 // the stretches of at most the room are few and are scored one by one, or a
-// deeper search runs, and past a point every posting is scored. When the
-// best search found every stretch with a positive score, the stretches with
-// none follow newest first.
+// deeper search runs. A ranking prunes once: a deeper search, or one past
+// maxK, scores every posting and reads the best from the scores (see
+// bestSpread). When the best search found every stretch with a positive
+// score, the stretches with none follow newest first.
 type picker struct {
 	rk       *ranking
 	q        *query
@@ -555,14 +559,18 @@ func (f *picker) next(room int) (hit, int, bool) {
 
 // search makes the stream the k best positive stretches that fit room and
 // come after the last, with the special one where it ranks among them. A
-// search for them looks for k more for every stretch the fill may not take
-// (see bestSpread): past maxK in all, as when a fill's room has shrunk
-// below most stretches' size, every posting is scored instead.
+// pruned search for them looks for k more for every stretch the fill may
+// not take (see bestSpread): past maxK in all, as when a fill's room has
+// shrunk below most stretches' size, every posting is scored instead, and
+// the best that fit are read from the scores (bestScored), which need no
+// such margin. A small query is scored whole at once, into one stream.
 func (f *picker) search(room int) {
-	if f.state == fillStart && f.q.postings() <= f.rk.m.tune.smallQuery ||
-		f.k+f.rk.excluded(f.lim, room) > f.rk.m.tune.maxK {
+	if f.state == fillStart && f.q.postings() <= f.rk.m.tune.smallQuery {
 		f.all(room)
 		return
+	}
+	if !f.q.all && f.k+f.rk.excluded(f.lim, room) > f.rk.m.tune.maxK {
+		f.rk.m.ix.scoreAll(f.q)
 	}
 	found, complete := f.rk.bestSpread(f.lim, room, f.k, f.stream[:0])
 	st := found[:0]
@@ -755,11 +763,20 @@ func (z *sizeRanges) oversized(str []stretch, lim, room int) int {
 // keep check for its best stretch and for its fill, a rebuild for the
 // judged best, its best stretch and its fills, in rooms most stretches fit
 // either way. The last answer is kept (see searched) and given again when
-// it settles the question.
+// it settles the question. One it does not settle, deeper or in a room
+// fewer stretches fit, comes when a fill's room shrinks past the
+// stretches of its first answer and on a rebuild's fills after a keep
+// check's: the query's every posting is then scored, once, for it and for
+// any later question (see bestScored). Where the query's words are common,
+// as at 100,000 turns, that pass costs less than a second pruned search,
+// and a third and a fourth read no posting at all.
 func (rk *ranking) bestSpread(lim, room, k int, out []hit) ([]hit, bool) {
 	e := rk.excluded(lim, room)
 	if found, complete, ok := rk.last.answer(rk.m, lim, room, e, k, out); ok {
 		return found, complete
+	}
+	if rk.last.ok {
+		rk.m.ix.scoreAll(rk.q) // the ranking has pruned once
 	}
 	found, complete := rk.searchSpread(lim, room, k, e, out)
 	m := rk.m
@@ -814,8 +831,12 @@ func (a *searched) answer(m *state, lim, room, e, k int, out []hit) ([]hit, bool
 	return nil, false, false
 }
 
-// searchSpread is bestSpread by a search of the index.
+// searchSpread is bestSpread by a search of the index or, once every
+// posting of the query is scored, from the scores.
 func (rk *ranking) searchSpread(lim, room, k, e int, out []hit) ([]hit, bool) {
+	if rk.q.all {
+		return rk.bestScored(lim, room, k, out)
+	}
 	m := rk.m
 	n := len(m.str)
 	closed := func(u int32) bool { return int(u) < n-1 }
@@ -833,6 +854,162 @@ func (rk *ranking) searchSpread(lim, room, k, e int, out []hit) ([]hit, bool) {
 		return out, true
 	}
 	return out[:k], false
+}
+
+// bestScored is searchSpread once every posting of the query is scored
+// (scoreAll). Let θ be the k-th best own score among the stretches a fill
+// may take (below lim, of size at most room), or among their texts: at
+// least k of those stretches score θ or more in full. A stretch that may be taken reaches θ by its own score,
+// or by its own and the share it borrows from a neighbour, which then
+// scores more than θ/(1+neighbour) itself. No bar counts in the stretches
+// a fill may not take, as a search must (e): in a small room, where most
+// may not, that bar falls to the small stretches' scores.
+//
+// The candidates are read from the best texts, kept in order once for the
+// ranking (topTexts of them), when those hold k that may be taken and
+// reach below θ/(1+neighbour): the stretches among them that may be
+// taken, and the neighbours that may be taken and would reach θ borrowing
+// from them. In a room few of the best texts fit, they are read from the
+// stretches that fit instead (bestFitting).
+func (rk *ranking) bestScored(lim, room, k int, out []hit) ([]hit, bool) {
+	m := rk.m
+	n := len(m.str)
+	fits := func(s int) bool { return s < lim && m.str[s].size <= room }
+	if !rk.topped {
+		m.top, rk.topAll = m.ix.topScored(rk.q, topTexts, m.top)
+		rk.topped = true
+	}
+	top := m.top
+	theta, found, at := 0.0, 0, 0
+	for ; at < len(top) && found < k; at++ {
+		if m.ix.held(int32(top[at].s), func(u int32) bool { return fits(int(u)) }) {
+			found++
+			theta = top[at].v
+		}
+	}
+	if found < k {
+		theta = 0 // fewer than k of the best texts fit
+	}
+	nb := m.tune.neighbour
+	bar := theta / ((1 + nb) * (1 + boundSlack))
+	if !rk.topAll && (found < k || top[len(top)-1].v >= bar) {
+		return rk.bestFitting(lim, room, k, out)
+	}
+	if len(m.mark) < n {
+		m.mark = make([]bool, n)
+	}
+	cand := m.spread[:0]
+	add := func(s int) {
+		if !m.mark[s] {
+			m.mark[s] = true
+			cand = append(cand, s)
+		}
+	}
+	seed := func(u int, v float64) {
+		if fits(u) {
+			add(u)
+		}
+		for _, x := range [2]int{u - 1, u + 1} {
+			if x >= 0 && x < n && fits(x) && (rk.own(x)+nb*v)*(1+boundSlack) >= theta {
+				add(x)
+			}
+		}
+	}
+	for _, h := range top {
+		if h.v < bar {
+			break
+		}
+		for _, u := range m.ix.users(int32(h.s)) {
+			if int(u) < n-1 {
+				seed(int(u), h.v)
+			}
+		}
+	}
+	// The open stretch lends to the newest closed one.
+	seed(n-1, rk.open)
+	out = out[:0]
+	for _, s := range cand {
+		m.mark[s] = false
+		if v := rk.score(s); v > 0 {
+			out = append(out, hit{s, v})
+		}
+	}
+	m.spread = cand[:0]
+	sortHits(out)
+	if len(out) > k {
+		return out[:k], false
+	}
+	return out, found < k
+}
+
+// topTexts is how many of the texts a query touched bestScored keeps in
+// order: the depths a composition asks for in rooms most stretches fit
+// (3, 12, 48) with the texts within reach of the 48th.
+const topTexts = 256
+
+// bestFitting is bestScored read from the stretches that fit: θ is the
+// k-th best own score among them, and the candidates are those whose own
+// score with the share of their better neighbour's, in a sitting or not,
+// reaches it. It reads every stretch's size, and the scores of those that
+// fit, which in a small room are few.
+func (rk *ranking) bestFitting(lim, room, k int, out []hit) ([]hit, bool) {
+	m := rk.m
+	n := len(m.str)
+	nb := m.tune.neighbour
+	mins, _ := m.sizes.update(m.str)
+	var buf [64]float64
+	heap := buf[:0] // the k best own scores, smallest first
+	if k > len(buf) {
+		heap = make([]float64, 0, k)
+	}
+	fit := m.spread[:0]
+	for b, lo := range mins {
+		if int(lo) > room {
+			continue
+		}
+		for s := b * sizeBlock; s < min((b+1)*sizeBlock, lim); s++ {
+			if m.str[s].size > room {
+				continue
+			}
+			fit = append(fit, s)
+			v := rk.own(s)
+			if v <= 0 {
+				continue
+			}
+			if len(heap) < k {
+				heap = append(heap, v)
+				siftUpF(heap, len(heap)-1)
+			} else if v > heap[0] {
+				heap[0] = v
+				siftDownF(heap, 0)
+			}
+		}
+	}
+	theta, all := 0.0, len(heap) < k
+	if !all {
+		theta = heap[0]
+	}
+	out = out[:0]
+	for _, s := range fit {
+		best := 0.0
+		if s > 0 {
+			best = rk.own(s - 1)
+		}
+		if s+1 < n {
+			best = max(best, rk.own(s+1))
+		}
+		if (rk.own(s)+nb*best)*(1+boundSlack) >= theta {
+			if v := rk.score(s); v > 0 {
+				out = append(out, hit{s, v})
+			}
+		}
+	}
+	m.spread = fit[:0]
+	sortHits(out)
+	if len(out) > k {
+		return out[:k], false
+	}
+	return out, all
 }
 
 // excluded counts the closed stretches a fill may not take: at or past
