@@ -94,13 +94,12 @@ type index struct {
 // vocabulary for a question's compounds (compoundIndex), which it keeps up
 // to date as terms come and go.
 type indexScratch struct {
-	// Per slot: partial sums of a top-k pass (zero outside one), exact
-	// scores cached for the query whose epoch is in mark, and the scores of
-	// a pass over every posting.
+	// Per slot: partial sums of a top-k pass or of a pass over every
+	// posting (zero outside one), and exact scores cached for the query
+	// whose epoch is in mark.
 	acc     []float64
 	mark    []uint32
 	cached  []float64
-	scores  []float64
 	epoch   uint32
 	touched []int32
 	cands   []int32
@@ -892,10 +891,11 @@ func (ix *index) scoreAll(q *query) {
 	if q.all {
 		return
 	}
-	if cap(ix.scores) < len(ix.slots) {
-		ix.scores = make([]float64, len(ix.slots), 2*len(ix.slots))
-	}
-	scores := ix.scores[:len(ix.slots)]
+	// The pass adds up in the top-k pass's sums, zero outside one, and
+	// leaves them zero: a buffer of its own would hold eight bytes a text
+	// for the rest of the memory's life.
+	ix.grow()
+	scores := ix.acc[:len(ix.slots)]
 	var touched []int32
 	_, touched = ix.score(q.c, q.terms, scores, ix.touched[:0])
 	for _, sl := range touched {

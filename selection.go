@@ -957,40 +957,46 @@ func (rk *ranking) bestFitting(lim, room, k int, out []hit) ([]hit, bool) {
 	n := len(m.str)
 	nb := m.tune.neighbour
 	mins, _ := m.sizes.update(m.str)
+	// fitting yields the stretches before lim that fit the room. It is
+	// walked twice rather than listed: in a large room nearly every
+	// stretch fits, and a list kept for the next search would hold a few
+	// bytes for every stretch of the conversation.
+	fitting := func(yield func(s int)) {
+		for b, lo := range mins {
+			if int(lo) > room {
+				continue
+			}
+			for s := b * sizeBlock; s < min((b+1)*sizeBlock, lim); s++ {
+				if m.str[s].size <= room {
+					yield(s)
+				}
+			}
+		}
+	}
 	var buf [64]float64
 	heap := buf[:0] // the k best own scores, smallest first
 	if k > len(buf) {
 		heap = make([]float64, 0, k)
 	}
-	fit := m.spread[:0]
-	for b, lo := range mins {
-		if int(lo) > room {
-			continue
+	fitting(func(s int) {
+		v := rk.own(s)
+		if v <= 0 {
+			return
 		}
-		for s := b * sizeBlock; s < min((b+1)*sizeBlock, lim); s++ {
-			if m.str[s].size > room {
-				continue
-			}
-			fit = append(fit, s)
-			v := rk.own(s)
-			if v <= 0 {
-				continue
-			}
-			if len(heap) < k {
-				heap = append(heap, v)
-				siftUpF(heap, len(heap)-1)
-			} else if v > heap[0] {
-				heap[0] = v
-				siftDownF(heap, 0)
-			}
+		if len(heap) < k {
+			heap = append(heap, v)
+			siftUpF(heap, len(heap)-1)
+		} else if v > heap[0] {
+			heap[0] = v
+			siftDownF(heap, 0)
 		}
-	}
+	})
 	theta, all := 0.0, len(heap) < k
 	if !all {
 		theta = heap[0]
 	}
 	out = out[:0]
-	for _, s := range fit {
+	fitting(func(s int) {
 		best := 0.0
 		if s > 0 {
 			best = rk.own(s - 1)
@@ -1003,8 +1009,7 @@ func (rk *ranking) bestFitting(lim, room, k int, out []hit) ([]hit, bool) {
 				out = append(out, hit{s, v})
 			}
 		}
-	}
-	m.spread = fit[:0]
+	})
 	sortHits(out)
 	if len(out) > k {
 		return out[:k], false
