@@ -1140,6 +1140,19 @@ func (ix *index) finishSums(q *query, cand []int32, j, k int, theta, reach float
 	return done
 }
 
+// pushBest adds v to h, a heap of at most k values smallest first, so
+// that it holds the k largest pushed; h[0] is then the k-th largest.
+func pushBest(h []float64, k int, v float64) []float64 {
+	if len(h) < k {
+		h = append(h, v)
+		siftUpF(h, len(h)-1)
+	} else if v > h[0] {
+		h[0] = v
+		siftDownF(h, 0)
+	}
+	return h
+}
+
 func siftUpF(h []float64, i int) {
 	for i > 0 {
 		p := (i - 1) / 2
@@ -1190,16 +1203,8 @@ func kthAcc(acc []float64, slots []int32, k int) float64 {
 		h = make([]float64, 0, k)
 	}
 	for _, s := range slots {
-		a := acc[s]
-		if a <= 0 {
-			continue
-		}
-		if len(h) < k {
-			h = append(h, a)
-			siftUpF(h, len(h)-1)
-		} else if a > h[0] {
-			h[0] = a
-			siftDownF(h, 0)
+		if a := acc[s]; a > 0 {
+			h = pushBest(h, k, a)
 		}
 	}
 	if len(h) < k {

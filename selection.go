@@ -979,16 +979,8 @@ func (rk *ranking) bestFitting(lim, room, k int, out []hit) ([]hit, bool) {
 		heap = make([]float64, 0, k)
 	}
 	fitting(func(s int) {
-		v := rk.own(s)
-		if v <= 0 {
-			return
-		}
-		if len(heap) < k {
-			heap = append(heap, v)
-			siftUpF(heap, len(heap)-1)
-		} else if v > heap[0] {
-			heap[0] = v
-			siftDownF(heap, 0)
+		if v := rk.own(s); v > 0 {
+			heap = pushBest(heap, k, v)
 		}
 	})
 	theta, all := 0.0, len(heap) < k
