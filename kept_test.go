@@ -2,6 +2,7 @@ package byheart
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -125,3 +126,73 @@ func TestARebuildShowsWhatAFreshSelectionWould(t *testing.T) {
 	assert.Equal(t, count(fresh, PartMemory), count(r, PartMemory)+count(r, PartRecalled), "the default shows the matching turns a fresh selection does")
 	assert.LessOrEqual(t, contextRunes(r), budget)
 }
+
+func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing.T) {
+	t.Parallel()
+	const budget = 3000
+	build := func(opts Options) *Memory {
+		m := New(opts)
+		day := time.Date(2024, 3, 4, 10, 0, 0, 0, time.UTC)
+		// Twelve sittings a day apart, one stretch each, all about the
+		// garden but every third, about the sourdough starter.
+		for d := range 12 {
+			at := day.AddDate(0, 0, d)
+			for i := range 4 {
+				text := fmt.Sprintf("Day %d, line %d: the garden, the tomatoes and the compost heap need work.", d, i)
+				if d%3 == 0 {
+					text = fmt.Sprintf("Day %d, line %d: the sourdough starter hydration was raised again today.", d, i)
+				}
+				mustAppendAt(t, m, []Role{User, Assistant}[i%2], text, at.Add(time.Duration(i)*time.Minute))
+			}
+		}
+		return m
+	}
+	// gardenTurns lists the garden turns a composition shows: every one
+	// matches the garden query as well as the next.
+	gardenTurns := func(r Result) map[string]bool {
+		seen := map[string]bool{}
+		for _, msg := range r.Messages {
+			for _, p := range msg.Parts {
+				for _, l := range gardenLine.FindAllString(p.Text, -1) {
+					seen[l] = true
+				}
+			}
+		}
+		return seen
+	}
+	const garden = "what does the garden need, the tomatoes or the compost heap?"
+	fresh := gardenTurns(compose(t, build(Options{Budget: budget, Stability: -1}), garden))
+	for _, tc := range []struct {
+		name    string
+		first   string // the query whose rebuild makes the log
+		kept    bool   // whether the garden query keeps that log
+		because string
+	}{
+		{"the log shows the best", garden, true, "a log made for the garden shows the garden query's best stretch: what fits beside it is recalled, and it is kept"},
+		{"the log lacks the best", "how did the sourdough starter hydration change?", false, "a log of sourdough stretches lacks the garden query's best, and what it needs does not fit beside it: it is rebuilt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := build(Options{Budget: budget})
+			require.True(t, compose(t, m, tc.first).Reselected(), "the first call rebuilds")
+			r := compose(t, m, garden)
+			assert.LessOrEqual(t, contextRunes(r), budget)
+			if !tc.kept {
+				assert.Equal(t, RebuildNoRoom, r.Rebuild, tc.because)
+				return
+			}
+			assert.False(t, r.Reselected(), tc.because)
+			assert.NotEmpty(t, r.Recalled, tc.because)
+			shown, lacks := gardenTurns(r), 0
+			for l := range fresh {
+				if !shown[l] {
+					lacks++
+				}
+			}
+			assert.NotZero(t, lacks, "the garden turns a fresh selection shows are more than fit beside the log")
+		})
+	}
+}
+
+// gardenLine finds the garden turns of
+// TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit.
+var gardenLine = regexp.MustCompile(`Day \d+, line \d+: the garden`)
