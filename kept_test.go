@@ -85,29 +85,12 @@ func TestAPartOfAStretchNeverPartsACallFromItsResult(t *testing.T) {
 
 func TestARebuildShowsWhatAFreshSelectionWould(t *testing.T) {
 	t.Parallel()
-	build := func(opts Options) *Memory {
-		m := New(opts)
-		day := time.Date(2024, 3, 4, 10, 0, 0, 0, time.UTC)
-		// Twelve sittings a day apart, one stretch each; every third is
-		// about the sourdough starter.
-		for d := range 12 {
-			at := day.AddDate(0, 0, d)
-			for i := range 4 {
-				text := fmt.Sprintf("Day %d, line %d: the garden, the tomatoes and the compost heap need work.", d, i)
-				if d%3 == 0 {
-					text = fmt.Sprintf("Day %d, line %d: the sourdough starter hydration was raised again today.", d, i)
-				}
-				mustAppendAt(t, m, []Role{User, Assistant}[i%2], text, at.Add(time.Duration(i)*time.Minute))
-			}
-		}
-		return m
-	}
 	// Half of what a rebuild may spend holds two of the four matching
 	// stretches; the whole room holds all four.
 	const budget = 2200
 	query := "how did the sourdough starter hydration change?"
-	fresh := compose(t, build(Options{Budget: budget, Stability: -1}), query)
-	r := compose(t, build(Options{Budget: budget}), query)
+	fresh := compose(t, gardenAndSourdough(t, Options{Budget: budget, Stability: -1}), query)
+	r := compose(t, gardenAndSourdough(t, Options{Budget: budget}), query)
 	count := func(r Result, kind PartKind) int {
 		n := 0
 		for _, msg := range r.Messages {
@@ -130,23 +113,6 @@ func TestARebuildShowsWhatAFreshSelectionWould(t *testing.T) {
 func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing.T) {
 	t.Parallel()
 	const budget = 3000
-	build := func(opts Options) *Memory {
-		m := New(opts)
-		day := time.Date(2024, 3, 4, 10, 0, 0, 0, time.UTC)
-		// Twelve sittings a day apart, one stretch each, all about the
-		// garden but every third, about the sourdough starter.
-		for d := range 12 {
-			at := day.AddDate(0, 0, d)
-			for i := range 4 {
-				text := fmt.Sprintf("Day %d, line %d: the garden, the tomatoes and the compost heap need work.", d, i)
-				if d%3 == 0 {
-					text = fmt.Sprintf("Day %d, line %d: the sourdough starter hydration was raised again today.", d, i)
-				}
-				mustAppendAt(t, m, []Role{User, Assistant}[i%2], text, at.Add(time.Duration(i)*time.Minute))
-			}
-		}
-		return m
-	}
 	// gardenTurns lists the garden turns a composition shows: every one
 	// matches the garden query as well as the next.
 	gardenTurns := func(r Result) map[string]bool {
@@ -161,7 +127,7 @@ func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing
 		return seen
 	}
 	const garden = "what does the garden need, the tomatoes or the compost heap?"
-	fresh := gardenTurns(compose(t, build(Options{Budget: budget, Stability: -1}), garden))
+	fresh := gardenTurns(compose(t, gardenAndSourdough(t, Options{Budget: budget, Stability: -1}), garden))
 	for _, tc := range []struct {
 		name    string
 		first   string // the query whose rebuild makes the log
@@ -172,7 +138,7 @@ func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing
 		{"the log lacks the best", "how did the sourdough starter hydration change?", false, "a log of sourdough stretches lacks the garden query's best, and what it needs does not fit beside it: it is rebuilt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := build(Options{Budget: budget})
+			m := gardenAndSourdough(t, Options{Budget: budget})
 			require.True(t, compose(t, m, tc.first).Reselected(), "the first call rebuilds")
 			r := compose(t, m, garden)
 			assert.LessOrEqual(t, contextRunes(r), budget)
@@ -196,3 +162,22 @@ func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing
 // gardenLine finds the garden turns of
 // TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit.
 var gardenLine = regexp.MustCompile(`Day \d+, line \d+: the garden`)
+
+// gardenAndSourdough is a memory of twelve sittings a day apart, one
+// stretch each, all about the garden but every third, about the sourdough
+// starter.
+func gardenAndSourdough(t *testing.T, opts Options) *Memory {
+	m := New(opts)
+	day := time.Date(2024, 3, 4, 10, 0, 0, 0, time.UTC)
+	for d := range 12 {
+		at := day.AddDate(0, 0, d)
+		for i := range 4 {
+			text := fmt.Sprintf("Day %d, line %d: the garden, the tomatoes and the compost heap need work.", d, i)
+			if d%3 == 0 {
+				text = fmt.Sprintf("Day %d, line %d: the sourdough starter hydration was raised again today.", d, i)
+			}
+			mustAppendAt(t, m, []Role{User, Assistant}[i%2], text, at.Add(time.Duration(i)*time.Minute))
+		}
+	}
+	return m
+}
