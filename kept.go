@@ -118,7 +118,7 @@ func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 	picked := rk.picks(cut, room, limit)
 	want := m.missing(rk, sel, picked)
 	q, whole := m.recall(sel, want)
-	if !whole && !m.shows(sel, picked) {
+	if !whole && !m.shows(rk, sel, picked) {
 		// What the query needs does not fit beside a log that lacks even
 		// its best stretch: a rebuild chooses the block for it. A log
 		// that shows the best serves the query with what fits beside it.
@@ -127,10 +127,16 @@ func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 	return "", q
 }
 
-// shows reports whether the log shows the query's best stretch (picked,
-// best first).
-func (m *state) shows(sel *kept, picked []int) bool {
-	return len(picked) > 0 && sel.covers(m.str[picked[0]].start)
+// shows reports whether the log shows the query's best stretch: the one
+// of picked that scores most.
+func (m *state) shows(rk *ranking, sel *kept, picked []int) bool {
+	best := -1
+	for _, s := range picked {
+		if best < 0 || rk.score(s) > rk.score(best) {
+			best = s
+		}
+	}
+	return best >= 0 && sel.covers(m.str[best].start)
 }
 
 // recalls reports whether a call may recall: a recall goes after the
@@ -280,7 +286,7 @@ func (m *state) missing(rk *ranking, sel *kept, picked []int) []int {
 	var keys []int
 	for _, s := range picked {
 		if rk.score(s) < floor {
-			break
+			continue // picks come by value, not by score
 		}
 		if k := m.str[s].start; !sel.covers(k) {
 			keys = append(keys, k)
@@ -559,11 +565,10 @@ func (m *state) included(recall *quote) []int {
 // stretch fits, or no turn of it shares a word with the query, or not even
 // its best turn fits.
 func (m *state) piece(rk *ranking, upto, room int) (a, b, top int, ok bool) {
-	_, top1 := rk.choose(upto, math.MaxInt, 1)
-	if len(top1) == 0 || m.sizeBefore(top1[0], upto) <= room {
+	best := rk.top(upto)
+	if best < 0 || m.sizeBefore(best, upto) <= room {
 		return 0, 0, 0, false
 	}
-	best := top1[0]
 	room -= m.meter.part
 	from, to := m.str[best].start, min(m.stretchEnd(best), upto)
 	words := map[string]bool{}

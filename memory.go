@@ -940,7 +940,7 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	if len(m.str) > 0 && splitsBefore(&m.turns[n-1], t.Role) && (m.open >= m.opt.Chunk || m.pause(when)) {
+	if len(m.str) > 0 && splitsBefore(&m.turns[n-1], t.Role) && (m.open >= m.opt.Chunk || m.pause(when) || m.open > 0 && x.runeCount() >= m.opt.Chunk) {
 		splits, err := m.askBoundaries()
 		if err != nil {
 			return -1, err

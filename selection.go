@@ -314,6 +314,9 @@ func (rk *ranking) order() func(yield func(int) bool) {
 	m := rk.m
 	return func(yield func(int) bool) {
 		h := append(m.heap[:0], rk.hits...)
+		for i := range h {
+			h[i].v = m.value(h[i].v, m.str[h[i].s].size)
+		}
 		for i := len(h)/2 - 1; i >= 0; i-- {
 			siftDown(h, i)
 		}
@@ -373,7 +376,7 @@ func (rk *ranking) fill(upto, capacity, limit int, short bool) (keys, picked []i
 			break
 		}
 		if cut && rk.score(s) < floor {
-			break
+			continue // the order is by value, not by score
 		}
 		a := m.str[s].start
 		if a >= upto {
@@ -405,6 +408,8 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, pick
 	m := rk.m
 	f := rk.newFill(upto, limit > 0)
 	defer func() { m.stream = f.stream[:0] }() // for the next fill
+	o := byValue{f: f, pend: m.heap[:0], bound: math.Inf(1)}
+	defer func() { m.heap = o.pend[:0] }()
 	for {
 		if limit > 0 && len(picked) == limit {
 			break
@@ -412,9 +417,12 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, pick
 		if capacity < m.meter.minStretch {
 			break
 		}
-		h, size, ok := f.next(capacity)
+		h, size, ok := o.next(capacity)
 		if !ok {
 			break
+		}
+		if f.cut && h.v < f.floor {
+			continue // taken by value, one below the floor may come before one above it
 		}
 		capacity -= size
 		keys = append(keys, m.str[h.s].start)
@@ -1126,4 +1134,84 @@ func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
 		return out[:k], false
 	}
 	return out, true
+}
+
+
+// value is what a stretch of the given size that scores v is worth per
+// character of room it takes, as a fill weighs it: a budget is a knapsack.
+// A stretch is counted as at least Options.Chunk characters, so stretches
+// of about the size a conversation is cut at go by score, as the index's
+// length normalisation already weighs them, and only one that outgrows it,
+// a long answer, must match more to take its room.
+func (m *state) value(v float64, size int) float64 {
+	return v / float64(max(size, m.opt.Chunk))
+}
+
+// byValue hands out a picker's stretches by value (see state.value)
+// rather than by score. The picker gives them best score first, so once it
+// has given one scoring v, none it has yet to give is worth more than
+// v over Options.Chunk: a stretch held back is handed out as soon as it is worth
+// at least that, and a long one waits until the scores have fallen far
+// enough below it.
+type byValue struct {
+	f     *picker
+	pend  []hit   // held back, a heap by value
+	bound float64 // the most a stretch the picker has yet to give is worth
+	done  bool    // the picker has nothing more
+}
+
+func (o *byValue) next(room int) (hit, int, bool) {
+	m := o.f.rk.m
+	for {
+		for len(o.pend) > 0 && (o.done || o.pend[0].v >= o.bound) {
+			top := o.pend[0]
+			last := len(o.pend) - 1
+			o.pend[0] = o.pend[last]
+			o.pend = o.pend[:last]
+			siftDown(o.pend, 0)
+			if size := o.f.size(top.s); size <= room {
+				return hit{top.s, o.f.rk.score(top.s)}, size, true
+			}
+		}
+		if o.done {
+			return hit{}, 0, false
+		}
+		h, size, ok := o.f.next(room)
+		if !ok {
+			o.done = true
+			continue
+		}
+		o.bound = m.value(max(h.v, 0), 0)
+		o.pend = append(o.pend, hit{h.s, m.value(h.v, size)})
+		for i := len(o.pend) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !o.pend[i].before(o.pend[p]) {
+				break
+			}
+			o.pend[i], o.pend[p] = o.pend[p], o.pend[i]
+			i = p
+		}
+	}
+}
+
+// top returns the stretch starting before upto that scores best for the
+// ranking, newer first on ties, or -1 when none scores.
+func (rk *ranking) top(upto int) int {
+	m := rk.m
+	if rk.q == nil {
+		best := hit{-1, 0}
+		for _, h := range rk.hits {
+			if m.str[h.s].start < upto && (best.s < 0 || h.before(best)) {
+				best = h
+			}
+		}
+		return best.s
+	}
+	f := rk.newFill(upto, true)
+	defer func() { m.stream = f.stream[:0] }()
+	h, _, ok := f.next(math.MaxInt)
+	if !ok {
+		return -1
+	}
+	return h.s
 }
