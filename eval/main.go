@@ -52,7 +52,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "policies", "external", "speed", "multilingual", "attacks"}
+var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "policies", "external", "speed", "multilingual", "attacks", "shapes"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -70,6 +70,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of Markdown tables")
 	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
 	gen := fs.String("gen", "", "write the synthetic data to this file and exit")
+	assistant := fs.String("assistant", "", "shapes section: the assistant-shaped set (default: "+assistantPath+")")
+	genAssistant := fs.String("gen-assistant", "", "write the assistant-shaped data to this file and exit")
 	svg := fs.String("svg", "", "write the pictures as SVG files into this folder (default: "+plotsPath+" for the synthetic data, none for -locomo; -svg= for none)")
 	multilingual := fs.String("multilingual", "", "the multilingual set (default: "+multilingualPath+")")
 	share := fs.Float64("share", defaultShare, "multilingual section: the budget as a share of each conversation's length")
@@ -90,6 +92,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *gen != "" {
 		return writeSynthetic(*gen)
+	}
+	if *genAssistant != "" {
+		return writeAssistant(*genAssistant)
 	}
 	if *budget <= 0 {
 		return fmt.Errorf("-budget must be positive, got %d", *budget)
@@ -148,6 +153,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("attacks: %w", err)
 		}
 		data = append(data, *attacks)
+	}
+	if sections["shapes"] {
+		if *assistant, err = measureShapesOn(ds, *assistant, prog, res); err != nil {
+			return fmt.Errorf("shapes: %w", err)
+		}
+		data = append(data, *assistant)
 	}
 	if res.Speed != nil {
 		res.Speed.Seconds = time.Since(start).Seconds()
@@ -230,6 +241,8 @@ type results struct {
 	Multilingual *multilingualResult `json:"multilingual,omitempty"`
 	// Attacks runs the attack suite, and benign tool use on the data.
 	Attacks *attackResult `json:"attacks,omitempty"`
+	// Shapes measures the run's data beside the assistant-shaped set.
+	Shapes *shapesResult `json:"shapes,omitempty"`
 	// Claims sets the reference's published numbers beside this run's.
 	Claims []claim `json:"reference_claims,omitempty"`
 }
