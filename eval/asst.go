@@ -42,13 +42,13 @@ const (
 
 // How facts are said and echoed, in percent; see asstStyles.
 const (
-	asstDirect     = 30 // user facts said in the question's words
-	asstPara       = 25 // in others, sharing at most the subject; the rest bare, sharing nothing
-	asstDrift      = 60 // answers after a bare statement that move on to another subject
+	asstDirect     = 51 // user facts said in the question's words
+	asstPara       = 10 // in others, sharing at most the subject; the rest bare, sharing nothing
+	asstDrift      = 75 // answers after a bare statement that move on to another subject
 	asstEventPara  = 50 // dated events said in other words than the question's
 	asstBareEvents = 35 // events and problems said as "it", after an answer about their subject
-	asstRecAside   = 50 // recommendations made in an answer about another subject
-	asstRecAlt     = 50 // questions on a recommendation asked in other words than it was made
+	asstRecPlain   = 50 // recommendations asked for in their words, in an answer about their subject
+	asstRecAside   = 25 // made in passing, naming their subject; the rest without naming it
 	asstPaste      = 8  // user turns that paste code or a log
 	asstFollowUps  = 25 // user turns with nothing planted whose request names nothing
 	asstOddLines   = 8  // answers with a --- rule or a line opening with a speaker's word
@@ -58,19 +58,19 @@ const (
 // asstEcho is how often the answer after a fact restates it in the
 // question's words, in percent, by how the fact was said: direct,
 // paraphrased, bare.
-var asstEcho = [3]int{70, 40, 15}
+var asstEcho = [3]int{90, 40, 30}
 
 // How many of each planted kind a conversation holds.
 const (
 	asstFacts       = 10 // single-hop facts asked about
-	asstDistractors = 8  // facts of the same kinds not asked about
+	asstDistractors = 4  // facts of the same kinds not asked about
 	asstUpdates     = 3
 	asstMulti       = 3 // two facts of one kind, asked together
-	asstCrossHop    = 2 // a user fact and a recommendation, asked together
+	asstCrossHop    = 3 // a user fact and a recommendation, asked together
 	asstDates       = 4
 	asstDurations   = 2
 	asstOrders      = 2
-	asstRecs        = 8
+	asstRecs        = 9
 	asstStandings   = 8 // standing instructions and preferences; asstStandingQs are asked about
 	asstStandingQs  = 6
 	asstNearMisses  = 5
@@ -124,12 +124,12 @@ type exchange struct {
 	subject, term string
 	used          bool     // something is planted in it
 	said          string   // when set, the user turn opens with it
-	pre, post     []string // planted sentences around the user's request
+	pre           []string // planted sentences beside the user's request
 	followUp      bool     // the user's request names nothing: see followUps
 	insert        []string // planted sentences in the answer
 	echo          []string // planted sentences the answer restates
 	cue           string   // a question the answer closes with
-	paste, huge   bool
+	huge          bool     // the answer is the set's one huge answer
 	user, answer  string
 }
 
@@ -207,20 +207,22 @@ func (c *asstConv) free(r *rng, lo, hi, gap int) *exchange {
 
 func (c *asstConv) freeAt(r *rng, lo, hi, gap int) (*exchange, at) {
 	lo, hi = max(lo, 0), min(hi, len(c.sessions))
-	for range 1000 {
-		si := lo + r.intn(hi-lo)
+	var free []at
+	for si := lo; si < hi; si++ {
 		s := c.sessions[si]
-		i := r.intn(len(s.ex))
-		if s.ex[i].used || i+gap >= len(s.ex) || gap > 0 && s.ex[i+gap].used {
-			continue
+		for i := range len(s.ex) - gap {
+			if !s.ex[i].used && !s.ex[i+gap].used {
+				free = append(free, at{session: si, ex: i})
+			}
 		}
-		s.ex[i].used = true
-		if gap > 0 {
-			s.ex[i+gap].used = true
-		}
-		return s.ex[i], at{session: si, ex: i}
 	}
-	panic("assistant data: no free exchange left; the conversation is too short for what is planted")
+	if len(free) == 0 {
+		panic(fmt.Sprintf("assistant data: no free exchange in sessions %d to %d; the conversation is too short for what is planted", lo, hi-1))
+	}
+	a := pick(r, free)
+	s := c.sessions[a.session]
+	s.ex[a.ex].used, s.ex[a.ex+gap].used = true, true
+	return s.ex[a.ex], a
 }
 
 // next is the exchange after a.

@@ -78,17 +78,18 @@ func (c *asstConv) value(r *rng, a *attr) string {
 	return v
 }
 
-// partner returns a slot of f's kind about another subject, not yet used.
-func (c *asstConv) partner(r *rng, f factSlot) factSlot {
+// partner returns a slot of f's kind about another subject, not yet used,
+// or false when every subject has one.
+func (c *asstConv) partner(r *rng, f factSlot) (factSlot, bool) {
 	for _, s := range draws(r, c.subjects, len(c.subjects)) {
 		g := factSlot{a: f.a, s: s}
 		if s != f.s && !c.usedSlot[g] {
 			c.usedSlot[g] = true
 			g.v = c.value(r, f.a)
-			return g
+			return g, true
 		}
 	}
-	panic("assistant data: a kind of fact has no subject left")
+	return factSlot{}, false
 }
 
 // sayFact plants a fact of slot f said in style (0 direct, 1 paraphrased,
@@ -154,16 +155,13 @@ func (c *asstConv) plantFacts(r *rng) {
 // the later value is the answer.
 func (c *asstConv) plantUpdates(r *rng) {
 	half := len(c.sessions) / 2
-	for _, f := range c.take(asstUpdates) {
+	style := asstStyles(r, asstUpdates)
+	for i, f := range c.take(asstUpdates) {
 		c.sayFact(r, f, f.v, r.intn(2), 0, half)
-		ex, where := c.freeAt(r, half, len(c.sessions), 0)
-		ex.subject = f.s
 		v2 := c.value(r, f.a)
-		said := f.a.direct
-		if r.intn(2) == 0 {
-			said = f.a.para
-		}
-		ex.pre = append(ex.pre, pick(r, updateOpeners)+" "+lowerFirst(c.subst(r, pick(r, said), f.s, "", "", v2)))
+		where := c.sayFact(r, f, v2, style[i], half, len(c.sessions))
+		said := &c.exAt(where).pre
+		(*said)[len(*said)-1] = pick(r, updateOpeners) + " " + lowerFirst((*said)[len(*said)-1])
 		c.ask(c.subst(r, f.a.ask, f.s, "", "", ""), c.subst(r, f.a.answer, f.s, "", "", v2), kindUpdate, 4, where)
 	}
 }
@@ -182,7 +180,17 @@ func (c *asstConv) take(n int) []factSlot {
 func (c *asstConv) plantMulti(r *rng) {
 	for range asstMulti {
 		f := c.take(1)[0]
-		g := c.partner(r, f)
+		g, ok := c.partner(r, f)
+		for i := 0; !ok; i++ {
+			// Every subject has a fact of f's kind: pair the slot with
+			// one of another kind's, drawn afresh.
+			f = factSlot{a: &c.dom.attrs[i], s: f.s}
+			if !c.usedSlot[f] {
+				c.usedSlot[f] = true
+				f.v = c.value(r, f.a)
+				g, ok = c.partner(r, f)
+			}
+		}
 		third := len(c.sessions) / 3
 		e1 := c.sayFact(r, f, f.v, r.intn(3), 0, 2*third)
 		e2 := c.sayFact(r, g, g.v, r.intn(3), e1.session+3, len(c.sessions))
@@ -304,12 +312,12 @@ func (c *asstConv) plantOrders(r *rng) {
 		subs := draws(r, c.subjects, 2)
 		var where [2]at
 		for i := range 2 {
-			lo := 0
+			lo, hi := 0, len(c.sessions)/2
 			if i == 1 {
-				lo = where[0].session + 1
+				lo, hi = where[0].session+1, len(c.sessions)
 			}
 			say := pick(r, problemSays)
-			_, where[i] = c.sayAbout(r, lo, len(c.sessions)-1+i, subs[i], r.intn(100) < asstBareEvents, func(s string) string {
+			_, where[i] = c.sayAbout(r, lo, hi, subs[i], r.intn(100) < asstBareEvents, func(s string) string {
 				return c.subst(r, say, s, "", "", probs[i])
 			})
 		}
@@ -324,24 +332,30 @@ var problemSays = []string{
 	"Bad news: {0} in {s}.",
 }
 
-// plantRecs has the assistant recommend something about a subject, and
-// asks for it.
+// plantRecs has the assistant recommend something, and asks for it. A
+// recommendation is made in an answer about its subject and asked for in
+// its words; or made in passing ("As for the billing API: ...") in an
+// answer about another subject and asked for in other words; or made in
+// passing without naming its subject, asked for in other words, so that
+// the question shares nothing with the answer but what it means.
 func (c *asstConv) plantRecs(r *rng) {
+	form := dealShares[int](r, asstRecs, asstRecPlain, asstRecAside)
 	for i := range asstRecs {
 		rc := c.dom.recs[i%len(c.dom.recs)]
 		ex, where := c.freeAt(r, 0, len(c.sessions), 0)
+		where.answer = true
 		v := pick(r, rc.values)
-		say, s := c.subst(r, rc.say, ex.subject, "", "", v), ex.subject
-		if r.intn(100) < asstRecAside {
-			s = pick(r, c.subjects)
+		say, s, ask := c.subst(r, rc.say, ex.subject, "", "", v), ex.subject, rc.ask
+		if form[i] > 0 {
+			ask = rc.alt
+			for s == ex.subject {
+				s = pick(r, c.subjects)
+			}
+		}
+		if form[i] == 1 {
 			say = "As for " + s + ": " + lowerFirst(say)
 		}
 		ex.insert = append(ex.insert, say)
-		where.answer = true
-		ask := rc.ask
-		if r.intn(100) < asstRecAlt {
-			ask = rc.alt
-		}
 		c.ask(c.subst(r, ask, s, "", "", ""), v, kindAssistant, 4, where)
 	}
 }

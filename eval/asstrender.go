@@ -78,7 +78,7 @@ type answerWriter struct {
 }
 
 func (w *answerWriter) sentence() string {
-	return w.c.subst(w.r, pick(w.r, proseSentences), w.s, w.s2, w.t, "")
+	return strings.ReplaceAll(w.c.subst(w.r, pick(w.r, proseSentences), w.s, w.s2, w.t, ""), "{t2}", w.t2)
 }
 
 func (w *answerWriter) paragraph(n int) {
