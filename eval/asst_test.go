@@ -55,16 +55,15 @@ func TestAssistantRecallMatchesRealConversations(t *testing.T) {
 	}
 	ds, err := loadFile(assistantFile)
 	require.NoError(t, err)
-	set, err := measureShapeSet(ds, &progress{w: io.Discard})
+	baselines := []method{plainRAG, stretchBM25}
+	set, err := measureShapeSet(ds, baselines, &progress{w: io.Discard})
 	require.NoError(t, err)
-	for _, m := range []method{plainRAG, stretchBM25, byheartFresh, byheartDefault} {
+	for _, m := range baselines {
 		var got []string
 		for i, b := range shapeBudgets {
 			row := set.row(m.name, b)
 			got = append(got, fmt.Sprintf("%s: %.3f (real %.3f)", thousands(float64(b)), row.Recall, realAssistant[m.name][i]))
-			if m.name == plainRAG.name || m.name == stretchBM25.name {
-				assert.InDelta(t, realAssistant[m.name][i], row.Recall, 0.05, "%s at %d", m.name, b)
-			}
+			assert.InDelta(t, realAssistant[m.name][i], row.Recall, 0.05, "%s at %d", m.name, b)
 		}
 		t.Logf("%-16s %s", m.name, strings.Join(got, "  "))
 	}

@@ -44,19 +44,22 @@ func (c *asstConv) renderUser(r *rng, ex *exchange) {
 	}
 }
 
-// contextSentences is how many sentences of context a request gets.
+// contextSentences is how many sentences of context a request gets: most
+// users add two or three, some write a paragraph.
 func contextSentences(r *rng) int {
 	switch k := r.intn(100); {
-	case k < 5:
+	case k < 3:
 		return 0
-	case k < 20:
+	case k < 13:
 		return 1
-	case k < 50:
+	case k < 38:
 		return 2
-	case k < 75:
+	case k < 65:
 		return 3
+	case k < 85:
+		return 4 + r.intn(4)
 	}
-	return 4 + r.intn(5)
+	return 7 + r.intn(4)
 }
 
 // normal draws from the standard normal distribution (Box–Muller).

@@ -163,7 +163,7 @@ type shapesResult struct {
 func measureShapes(sets []*dataset, prog *progress) (*shapesResult, error) {
 	res := &shapesResult{}
 	for _, ds := range sets {
-		set, err := measureShapeSet(ds, prog)
+		set, err := measureShapeSet(ds, shapeMethods, prog)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ds.Source, err)
 		}
@@ -172,13 +172,14 @@ func measureShapes(sets []*dataset, prog *progress) (*shapesResult, error) {
 	return res, nil
 }
 
-func measureShapeSet(ds *dataset, prog *progress) (shapeSet, error) {
-	nm, nb := len(shapeMethods), len(shapeBudgets)
+// measureShapeSet measures methods at every budget on one set.
+func measureShapeSet(ds *dataset, methods []method, prog *progress) (shapeSet, error) {
+	nm, nb := len(methods), len(shapeBudgets)
 	per := nm * nb
 	runs := make([]shapeTally, len(ds.Convs)*per)
 	err := parallel(len(runs), &latencies{}, prog, "shapes", func(j int, _ *latencies) (err error) {
 		k := j % per
-		runs[j], err = shapeConversation(ds.Convs[j/per], shapeMethods[k/nb], shapeBudgets[k%nb])
+		runs[j], err = shapeConversation(ds.Convs[j/per], methods[k/nb], shapeBudgets[k%nb])
 		return err
 	})
 	if err != nil {
@@ -190,7 +191,7 @@ func measureShapeSet(ds *dataset, prog *progress) (shapeSet, error) {
 	}
 	set := shapeSet{Source: ds.Source, Stats: shapeStatsOf(ds)}
 	for k, t := range sums {
-		m, b := shapeMethods[k/nb], k%nb
+		m, b := methods[k/nb], k%nb
 		row := shapeRow{Method: m.name, Budget: shapeBudgets[b], Recall: ratio(t.sum, t.n),
 			User: t.role[0].mean(), Assistant: t.role[1].mean()}
 		kinds := make([]string, 0, len(t.kinds))
