@@ -71,8 +71,8 @@ const (
 	asstDurations   = 2
 	asstOrders      = 2
 	asstRecs        = 9
-	asstStandings   = 8 // standing instructions and preferences; asstStandingQs are asked about
-	asstStandingQs  = 6
+	asstStandings   = 7 // standing instructions and preferences; asstStandingQs are asked about
+	asstStandingQs  = 5
 	asstNearMisses  = 5
 )
 

@@ -14,14 +14,18 @@
 //	go run ./eval -only multilingual -share 0.2    # languages beside their English twins
 //	go run ./eval -only attacks                    # poisoned tool text, and benign tool use
 //	go run ./eval -only window                     # a history ten times as long
+//	go run ./eval -only shapes                     # short turns beside long user–assistant conversations
+//	go run ./eval -gen-assistant testdata/assistant.json # regenerate the assistant-shaped data
 //
 // The sections are recall, temporal, replay, live, loco, window, policies,
-// external, speed, multilingual and attacks; eval/README.md says what each
-// measures. All but window run by default; window plays a history ten
+// external, speed, multilingual, attacks and shapes; eval/README.md says
+// what each measures. All but window run by default; window plays a history ten
 // times LoCoMo's length, a minute of its own, and runs with -only window. The
 // multilingual section reads its own set (testdata/multilingual.json, or
 // -multilingual FILE), and the attacks section its own suite
-// (testdata/attacks.json, or -attacks FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
+// (testdata/attacks.json, or -attacks FILE), and the shapes section measures
+// the run's data beside the assistant-shaped set (testdata/assistant.json,
+// or -assistant FILE). Tables go to stdout as Markdown, or as one
 // JSON object with -json. Progress goes to stderr when it is a terminal, one
 // line a section rewritten in place (-progress: one line a section
 // elsewhere too). The pictures are SVG plots
