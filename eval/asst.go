@@ -31,22 +31,26 @@ import (
 // nothing with the questions it governs.
 
 const (
-	asstSeed          = 0x6173736973743337
+	asstSeed = 0x6173736973743337
+	// asstSubjects is how many parts a project has that its user keeps
+	// coming back to.
+	asstSubjects      = 14
 	asstConversations = 8
 	// A conversation holds asstExchangesMin exchanges plus up to
 	// asstExchangesSpread more: with answers of about 3,800 characters,
-	// 0.45 to 1.1 million characters.
-	asstExchangesMin    = 110
-	asstExchangesSpread = 150
+	// 0.65 to 1.3 million characters.
+	asstExchangesMin    = 170
+	asstExchangesSpread = 160
 )
 
 // How facts are said and echoed, in percent; see asstStyles.
 const (
-	asstDirect     = 51 // user facts said in the question's words
+	asstDirect     = 57 // user facts said in the question's words
 	asstPara       = 10 // in others, sharing at most the subject; the rest bare, sharing nothing
-	asstDrift      = 75 // answers after a bare statement that move on to another subject
+	asstDrift      = 65 // answers after a bare statement that move on to another subject
 	asstEventPara  = 50 // dated events said in other words than the question's
 	asstBareEvents = 35 // events and problems said as "it", after an answer about their subject
+	asstEventEcho  = 60 // answers after a dated event or a problem that restate it in the question\'s words
 	asstRecPlain   = 50 // recommendations asked for in their words, in an answer about their subject
 	asstRecAside   = 25 // made in passing, naming their subject; the rest without naming it
 	asstPaste      = 8  // user turns that paste code or a log
@@ -62,18 +66,21 @@ var asstEcho = [3]int{90, 40, 30}
 
 // How many of each planted kind a conversation holds.
 const (
-	asstFacts       = 10 // single-hop facts asked about
-	asstDistractors = 4  // facts of the same kinds not asked about
-	asstUpdates     = 3
-	asstMulti       = 3 // two facts of one kind, asked together
-	asstCrossHop    = 3 // a user fact and a recommendation, asked together
-	asstDates       = 4
-	asstDurations   = 2
-	asstOrders      = 2
-	asstRecs        = 9
-	asstStandings   = 7 // standing instructions and preferences; asstStandingQs are asked about
-	asstStandingQs  = 5
-	asstNearMisses  = 5
+	asstFacts       = 20 // single-hop facts asked about
+	asstDistractors = 8  // facts of the same kinds not asked about
+	asstUpdates     = 6
+	asstMulti       = 6 // two facts of one kind, asked together
+	asstCrossHop    = 6 // a user fact and a recommendation, asked together
+	asstDates       = 8
+	asstDurations   = 4
+	asstOrders      = 4
+	asstRecs        = 18
+	asstStandings   = 7  // standing instructions and preferences; asstStandingQs are asked about
+	asstStandingQs  = 10 // at most two a standing turn: each has two ways to be asked about
+	asstNearMisses  = 8
+	// asstStandingShared is the percent of standing turns asked about once
+	// whose question shares a word with them.
+	asstStandingShared = 60
 )
 
 // writeAssistant writes the assistant-shaped data to path.
@@ -135,7 +142,7 @@ type exchange struct {
 
 func newAsstConv(r *rng, id, user string, dom *domain, huge bool) *asstConv {
 	c := &asstConv{id: id, user: user, dom: dom, project: pick(r, dom.projects)}
-	c.subjects = draws(r, dom.subjects, 10)
+	c.subjects = draws(r, dom.subjects, asstSubjects)
 	n := asstExchangesMin + r.intn(asstExchangesSpread+1)
 	day := time.Date(2023+r.intn(2), time.Month(1+r.intn(12)), 1+r.intn(28), 0, 0, 0, 0, time.UTC)
 	for n > 0 {
@@ -233,8 +240,12 @@ func (c *asstConv) next(a at) (*exchange, at) {
 
 func (c *asstConv) exAt(a at) *exchange { return c.sessions[a.session].ex[a.ex] }
 
-// order asks the questions in the order the conversation said their last
-// evidence, as a user would come back to them.
+// askingOrder is the order the questions are asked in, kind by kind, as
+// benchmarks of this shape group them.
+var askingOrder = []string{kindFact, kindUpdate, kindMulti, kindDate, kindDuration, kindOrder, kindAssistant, kindInstruction, kindPreference}
+
+// order asks the questions kind by kind, each kind in the order the
+// conversation said their last evidence.
 func (c *asstConv) order() {
 	last := func(q synthQA) ref {
 		e := q.evidence[0]
@@ -246,6 +257,9 @@ func (c *asstConv) order() {
 		return e
 	}
 	slices.SortStableFunc(c.qa, func(a, b synthQA) int {
+		if ka, kb := slices.Index(askingOrder, a.kind), slices.Index(askingOrder, b.kind); ka != kb {
+			return ka - kb
+		}
 		switch ea, eb := last(a), last(b); {
 		case ea.before(eb):
 			return -1

@@ -11,7 +11,8 @@ import (
 // come much later and share little or nothing with it ({s} is a subject,
 // {t} a term), since what they need is how to answer, not what was said.
 
-// standing is one standing instruction or preference.
+// standing is one standing instruction or preference. Of its two asks,
+// the first shares no word with it and the second one word.
 type standing struct {
 	kind string // "instruction" or "preference"
 	say  string // the sentence that opens the user's turn
@@ -28,7 +29,7 @@ type standing struct {
 
 var standings = []standing{
 	{kind: "instruction", say: "Always include version numbers when you mention a library or a tool.", why: "I need them for the audit trail we keep.",
-		ask: []string{"Which tools would you use for {s}?", "What would you add to {s} to make {t} easier?"}, answer: "Each library or tool named with its version number."},
+		ask: []string{"What would you add to {s} to make {t} easier?", "Which tools would you use for {s}?"}, answer: "Each library or tool named with its version number."},
 	{kind: "instruction", say: "From now on answer in British English spelling.", why: "Our style guide insists on it and I copy your text into our documents.",
 		ask: []string{"Summarise what we decided about {s}.", "Write the paragraph about {t} for our documents."}, answer: "In British English spelling.",
 		revise: "Actually, from now on use American spelling: the client's style guide won, not ours.", revAnswer: "In American English spelling."},
@@ -60,7 +61,7 @@ var standings = []standing{
 	{kind: "instruction", say: "Use metric units whenever you give measurements or quantities.", why: "Nobody here thinks in feet or pounds.",
 		ask: []string{"How much room does {s} need?", "What measurements does {s} need?"}, answer: "Metric units."},
 	{kind: "preference", say: "I like the risks listed at the end of every plan, separately from the steps.", why: "That's the part my manager reads.",
-		ask: []string{"Plan the next two weeks of {s} for me.", "Lay out how we get {s} finished."}, answer: "Risks listed separately at the end."},
+		ask: []string{"Lay out how we get {s} finished.", "Plan the next two weeks of {s} for me."}, answer: "Risks listed separately at the end."},
 }
 
 // nearMisses read like instructions but are not: questions that say

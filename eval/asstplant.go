@@ -263,9 +263,12 @@ func (c *asstConv) sayWhen(r *rng, p int, event [3]string, subject string, lo, h
 	if r.intn(100) < asstEventPara {
 		past = event[2]
 	}
-	_, where := c.sayAbout(r, lo, hi, subject, r.intn(100) < asstBareEvents, func(s string) string {
+	ex, where := c.sayAbout(r, lo, hi, subject, r.intn(100) < asstBareEvents, func(s string) string {
 		return strings.NewReplacer("{0}", strings.ReplaceAll(past, "{s}", s), "{weekday}", wd.String()).Replace(rp.say)
 	})
+	if r.intn(100) < asstEventEcho {
+		ex.echo = append(ex.echo, "we "+strings.ReplaceAll(event[0], "{s}", subject))
+	}
 	when := c.sessions[where.session].when
 	day := time.Date(when.Year(), when.Month(), when.Day(), 0, 0, 0, 0, time.UTC)
 	if rp.day == nil {
@@ -317,9 +320,13 @@ func (c *asstConv) plantOrders(r *rng) {
 				lo, hi = where[0].session+1, len(c.sessions)
 			}
 			say := pick(r, problemSays)
-			_, where[i] = c.sayAbout(r, lo, hi, subs[i], r.intn(100) < asstBareEvents, func(s string) string {
+			var ex *exchange
+			ex, where[i] = c.sayAbout(r, lo, hi, subs[i], r.intn(100) < asstBareEvents, func(s string) string {
 				return c.subst(r, say, s, "", "", probs[i])
 			})
+			if r.intn(100) < asstEventEcho {
+				ex.echo = append(ex.echo, "there is "+probs[i]+" in "+subs[i])
+			}
 		}
 		q := "Which came up first: " + probs[1] + " in " + subs[1] + ", or " + probs[0] + " in " + subs[0] + "?"
 		c.ask(q, probs[0]+" in "+subs[0], kindOrder, 2, where[0], where[1])
@@ -364,7 +371,16 @@ func (c *asstConv) plantRecs(r *rng) {
 // early, sometimes revising one later, and asks questions they govern.
 func (c *asstConv) plantStandings(r *rng) {
 	early := max(len(c.sessions)*3/10, 1)
-	asked := deal(r, asstStandings, asstStandingQs*100/asstStandings)
+	// Each standing turn is asked about asstStandingQs/asstStandings
+	// times, and the remainder once more, in different words.
+	asked := make([]int, asstStandings)
+	for i := range asked {
+		asked[i] = asstStandingQs / asstStandings
+		if i < asstStandingQs%asstStandings {
+			asked[i]++
+		}
+	}
+	shuffle(r, asked)
 	for i, st := range draws(r, standings, asstStandings) {
 		hi := early
 		if r.intn(100) < 25 {
@@ -381,8 +397,15 @@ func (c *asstConv) plantStandings(r *rng) {
 				evidence = []at{where, rwhere}
 			}
 		}
-		if asked[i] {
-			q := c.subst(r, pick(r, st.ask), pick(r, c.subjects), "", pick(r, c.dom.terms), "")
+		asks := st.ask
+		if asked[i] == 1 {
+			asks = st.ask[:1]
+			if r.intn(100) < asstStandingShared {
+				asks = st.ask[1:]
+			}
+		}
+		for _, ask := range asks {
+			q := c.subst(r, ask, pick(r, c.subjects), "", pick(r, c.dom.terms), "")
 			c.ask(upperFirst(q), answer, st.kind, 3, evidence...)
 		}
 	}
