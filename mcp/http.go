@@ -18,14 +18,14 @@ const (
 // Errors a request's scope is refused with. Over HTTP the first two are
 // 400 Bad Request, the third 403 Forbidden.
 var (
-	// ErrNoScope: the request names no scope and the server has no fixed
+	// errNoScope: the request names no scope and the server has no fixed
 	// one, or it names one in a header sent more than once.
-	ErrNoScope = errors.New("mcp: the request names no scope: send one " + TenantHeader + " and one " + UserHeader + " header")
-	// ErrBadScope: a scope header is not a store.ID.
-	ErrBadScope = errors.New("mcp: a scope header is not 1 to 256 bytes of printable UTF-8")
-	// ErrOtherScope: the request names a scope other than the server's
+	errNoScope = errors.New("mcp: the request names no scope: send one " + TenantHeader + " and one " + UserHeader + " header")
+	// errBadScope: a scope header is not a store.ID.
+	errBadScope = errors.New("mcp: a scope header is not 1 to 256 bytes of printable UTF-8")
+	// errOtherScope: the request names a scope other than the server's
 	// fixed one.
-	ErrOtherScope = errors.New("mcp: the request names a scope other than this server's")
+	errOtherScope = errors.New("mcp: the request names a scope other than this server's")
 )
 
 // Handler returns the server's streamable HTTP handler. It is stateless:
@@ -56,7 +56,7 @@ func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, _, err := s.user(r.Header); err != nil {
 			code := http.StatusBadRequest
-			if errors.Is(err, ErrOtherScope) {
+			if errors.Is(err, errOtherScope) {
 				code = http.StatusForbidden
 			}
 			http.Error(w, err.Error(), code)
@@ -72,19 +72,19 @@ func (s *Server) user(h http.Header) (tenant, user string, err error) {
 	tenants, users := h.Values(TenantHeader), h.Values(UserHeader)
 	if len(tenants) == 0 && len(users) == 0 {
 		if s.cfg.Tenant == "" {
-			return "", "", ErrNoScope
+			return "", "", errNoScope
 		}
 		return s.cfg.Tenant, s.cfg.User, nil
 	}
 	if len(tenants) != 1 || len(users) != 1 {
-		return "", "", ErrNoScope
+		return "", "", errNoScope
 	}
 	tenant, user = tenants[0], users[0]
 	if err := store.CheckUser(tenant, user); err != nil {
-		return "", "", fmt.Errorf("%w: %w", ErrBadScope, err)
+		return "", "", fmt.Errorf("%w: %w", errBadScope, err)
 	}
 	if s.cfg.Tenant != "" && (tenant != s.cfg.Tenant || user != s.cfg.User) {
-		return "", "", ErrOtherScope
+		return "", "", errOtherScope
 	}
 	return tenant, user, nil
 }

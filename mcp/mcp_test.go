@@ -19,7 +19,7 @@ import (
 )
 
 // newStore opens a store in a new SQLite file.
-func newStore(t *testing.T) store.Store {
+func newStore(t testing.TB) store.Store {
 	t.Helper()
 	st, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "memory.db"), sqlite.Options{Relaxed: true})
 	if err != nil {
@@ -31,7 +31,7 @@ func newStore(t *testing.T) store.Store {
 
 // serve starts a server for cfg and connects the SDK's client to it over
 // the SDK's in-memory transport.
-func serve(t *testing.T, cfg Config) (*Server, *sdk.ClientSession) {
+func serve(t testing.TB, cfg Config) (*Server, *sdk.ClientSession) {
 	t.Helper()
 	srv, err := New(cfg)
 	if err != nil {
@@ -83,7 +83,7 @@ func chat(conversation string, n int) []rememberIn {
 }
 
 // rememberAll remembers turns through the tool.
-func rememberAll(t *testing.T, cs *sdk.ClientSession, turns []rememberIn) {
+func rememberAll(t testing.TB, cs *sdk.ClientSession, turns []rememberIn) {
 	t.Helper()
 	for i, in := range turns {
 		var out turnOut
@@ -113,7 +113,7 @@ func TestRecallIsComposeOnTheSameMemory(t *testing.T) {
 			var got recallOut
 			text := mcptest.OK(t, cs, "recall", recallIn{Conversation: alice.Conversation, Query: tc.query}, &got)
 
-			conv, err := store.Open(context.Background(), st, alice, srv.Options())
+			conv, err := store.Open(context.Background(), st, alice, srv.cfg.Options)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -65,8 +65,8 @@ type Server struct {
 	mcp   *sdk.Server
 }
 
-// Version is the server's version, as it tells clients.
-const Version = "0.1.0"
+// version is the server's version, as it tells clients.
+const version = "0.1.0"
 
 // New returns a server for cfg. A fixed scope (Tenant and User) that is
 // not one store.CheckUser accepts, or a default conversation that is not a
@@ -99,7 +99,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Options.Stability = -1
 	}
 	s := &Server{cfg: cfg, cache: store.NewCache(cfg.Store, cfg.Options, cfg.CacheSize)}
-	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "byheart", Title: "byheart memory", Version: Version}, &sdk.ServerOptions{
+	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "byheart", Title: "byheart memory", Version: version}, &sdk.ServerOptions{
 		Instructions: instructions,
 	})
 	s.addTools()
@@ -116,18 +116,13 @@ const instructions = "byheart keeps this user's conversations verbatim. " +
 // MCP returns the SDK server, to run on a transport (Run, Connect).
 func (s *Server) MCP() *sdk.Server { return s.mcp }
 
-// Budget is what recall composes within, in the budget's unit.
-func (s *Server) Budget() int {
+// budget is what recall composes within, in the budget's unit.
+func (s *Server) budget() int {
 	if s.cfg.Options.Budget <= 0 {
 		return byheart.DefaultBudget
 	}
 	return s.cfg.Options.Budget
 }
-
-// Options returns the options each conversation's Memory is configured
-// by, as the server normalised them: what byheart.Restore needs to compose
-// as recall does.
-func (s *Server) Options() byheart.Options { return s.cfg.Options }
 
 // scope returns the scope of a request for conversation: from its HTTP
 // headers when it came over HTTP and sent them, otherwise the fixed one.

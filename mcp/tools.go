@@ -273,7 +273,7 @@ func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in recall
 		return nil, out, storeError(err, scope)
 	}
 	defer s.cache.Done(conv)
-	out = recallOut{Conversation: scope.Conversation, Turns: conv.Memory.Len(), Budget: s.Budget(), Included: []int{}}
+	out = recallOut{Conversation: scope.Conversation, Turns: conv.Memory.Len(), Budget: s.budget(), Included: []int{}}
 	if out.Turns == 0 {
 		return textResult(fmt.Sprintf("Nothing is remembered in conversation %q yet.", scope.Conversation)), out, nil
 	}

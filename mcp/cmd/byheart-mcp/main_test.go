@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -292,5 +293,36 @@ func TestPostgres(t *testing.T) {
 		if _, err := st.DeleteUser(context.Background(), tenant, user); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestTheREADMEsConfigurationStartsTheServer keeps the client
+// configuration that mcp/README.md shows in step with the flags.
+func TestTheREADMEsConfigurationStartsTheServer(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, found := strings.Cut(string(readme), "```json\n")
+	block, _, _ = strings.Cut(block, "```")
+	if !found {
+		t.Fatal("mcp/README.md shows no client configuration")
+	}
+	var config struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(block), &config); err != nil {
+		t.Fatalf("the configuration is not JSON: %v\n%s", err, block)
+	}
+	server, ok := config.MCPServers["byheart"]
+	if !ok || filepath.Base(server.Command) != "byheart-mcp" {
+		t.Fatalf("the configuration starts %+v", config)
+	}
+	var stderr bytes.Buffer
+	if _, err := parse(server.Args, &stderr); err != nil {
+		t.Errorf("byheart-mcp %q: %v\n%s", server.Args, err, &stderr)
 	}
 }
