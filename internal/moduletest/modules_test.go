@@ -113,8 +113,8 @@ func TestConsumerBuild(t *testing.T) {
 	}
 }
 
-// installCommands installs every command of the released module in dir
-// as its users do, with go install path@version, from the proxy, where it
+// installCommands installs every command (a main package under cmd/) of
+// the released module in dir as its users do, with go install path@version, from the proxy, where it
 // puts the module in the form a release tags it: its go.mod without
 // replace directives (work's, tidied), since go install refuses a module
 // whose go.mod has them.
@@ -129,7 +129,12 @@ func installCommands(t *testing.T, goBin, root, dir, work, proxy, modPath, versi
 	if err != nil {
 		t.Fatalf("go list in %s: %v", dir, commandError(err))
 	}
-	commands := strings.Fields(string(out))
+	var commands []string
+	for _, c := range strings.Fields(string(out)) {
+		if strings.Contains(c, "/cmd/") { // examples are main packages too, but no commands
+			commands = append(commands, c)
+		}
+	}
 	if len(commands) == 0 {
 		return
 	}
