@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -218,6 +219,9 @@ func (s *Server) remember(ctx context.Context, req *sdk.CallToolRequest, in reme
 		}
 		err = conv.SaveAs(ctx, in.RequestID)
 		if errors.Is(err, store.ErrConflict) && try < maxTries {
+			if err := backOff(ctx, try); err != nil {
+				return nil, out, err
+			}
 			continue
 		}
 		// At is the position of the save that stored the turn: this
@@ -256,7 +260,21 @@ func (s *Server) retried(ctx context.Context, conv *store.Conversation, t byhear
 }
 
 // maxTries bounds the saves remember retries after conflicts.
-const maxTries = 8
+const maxTries = 16
+
+// backOff waits before the next try after try conflicts: a random time of
+// up to 2^try milliseconds, at most 256, so that writers contending for one
+// conversation (sessions of other servers, or other processes on the
+// file) stop meeting at the same moment.
+func backOff(ctx context.Context, try int) error {
+	wait := time.Duration(rand.Int64N(int64(time.Millisecond) << min(try, 8)))
+	select {
+	case <-time.After(wait):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // recall composes the conversation's context for a query.
 func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in recallIn) (*sdk.CallToolResult, recallOut, error) {
@@ -390,6 +408,8 @@ func storeError(err error, scope store.Scope) error {
 		return fmt.Errorf("%w: no such turn in conversation %q", errArgument, scope.Conversation)
 	case errors.Is(err, store.ErrSaved):
 		return fmt.Errorf("an earlier call with this request_id stored another turn in conversation %q; nothing was written", scope.Conversation)
+	case errors.Is(err, store.ErrConflict):
+		return fmt.Errorf("conversation %q kept changing under other writers; nothing was written: retry", scope.Conversation)
 	case errors.Is(err, store.ErrUnavailable):
 		return errors.New("the database is unavailable; the call may or may not have taken effect: retry it (with the same request_id)")
 	}
