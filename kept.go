@@ -117,14 +117,28 @@ func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 	}
 	picked := rk.picks(cut, room, limit)
 	want := m.missing(rk, sel, picked)
-	q, whole := m.recall(sel, want)
-	if !whole && !m.shows(rk, sel, picked) {
-		// What the query needs does not fit beside a log that lacks even
-		// its best stretch: a rebuild chooses the block for it. A log
-		// that shows the best serves the query with what fits beside it.
+	q := m.recall(sel, want)
+	if !m.holdsBest(q, want) && !m.shows(rk, sel, picked) {
+		// The query's best do not fit beside a log that lacks even its
+		// best stretch: a rebuild chooses the block for it. A log that
+		// shows the best, or can recall the query's judged best, serves
+		// the query with what fits beside it.
 		return RebuildNoRoom, m.renew(rk, reserve, RebuildNoRoom)
 	}
 	return "", q
+}
+
+// holdsBest reports whether the recall q quotes the judged best of what
+// the query needs that the log lacks (want, by value): a query is served
+// while what decides its answer fits, though the many weaker matches a
+// fresh selection would add do not.
+func (m *state) holdsBest(q quote, want []int) bool {
+	for _, k := range want[:min(len(want), m.tune.judged)] {
+		if !q.covers(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // shows reports whether the log shows the query's best stretch: the one
@@ -162,7 +176,7 @@ func (m *state) renew(rk *ranking, reserve int, why Rebuild) quote {
 		limit = math.MaxInt
 	}
 	picked := rk.picks(sel.upto, m.room(sel.upto, reserve), limit)
-	q, _ := m.recall(sel, m.missing(rk, sel, picked))
+	q := m.recall(sel, m.missing(rk, sel, picked))
 	return q
 }
 
@@ -219,15 +233,15 @@ func (m *state) cold(sel *kept) bool {
 	return sel.made < n && n >= 2 && lapsed(m.when(n-2), newest)
 }
 
-// recall quotes, of the stretches want names (the log lacks them, best
-// first), the best one and every later one that still fits beside it in
+// recall quotes, of the stretches want names (the log lacks them, by
+// value), the best one and every later one that still fits beside it in
 // what the budget leaves the log, as a greedy fill would, to go past the
-// breakpoint; the zero quote when the best does not fit. whole reports
-// whether it quotes every one. What the call reads uncached is thus
-// bounded by the room, and what it buys by the query.
-func (m *state) recall(sel *kept, want []int) (q quote, whole bool) {
+// breakpoint; the zero quote when the best does not fit. What the call
+// reads uncached is thus bounded by the room, and what it buys by the
+// query.
+func (m *state) recall(sel *kept, want []int) quote {
 	if len(want) == 0 {
-		return quote{}, true
+		return quote{}
 	}
 	room := m.opt.Budget - m.logSize(sel) - m.meter.recall
 	var keys []int
@@ -240,9 +254,8 @@ func (m *state) recall(sel *kept, want []int) (q quote, whole bool) {
 		keys = append(keys, k)
 	}
 	if len(keys) == 0 || keys[0] != want[0] {
-		return quote{}, false
+		return quote{}
 	}
-	whole = len(keys) == len(want)
 	for len(keys) > 0 {
 		// Date lines make a quote of several stretches differ a little
 		// from the sum of their sizes: the worst goes until it fits.
@@ -252,12 +265,11 @@ func (m *state) recall(sel *kept, want []int) (q quote, whole bool) {
 			ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
 		}
 		if q := m.quote(asc, ends, sel.upto, recallHeader); m.logSize(sel)+q.size <= m.opt.Budget {
-			return q, whole
+			return q
 		}
 		keys = keys[:len(keys)-1]
-		whole = false
 	}
-	return quote{}, false
+	return quote{}
 }
 
 // lapsed reports whether a cache entry written at then has expired by now;

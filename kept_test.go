@@ -112,7 +112,6 @@ func TestARebuildShowsWhatAFreshSelectionWould(t *testing.T) {
 
 func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing.T) {
 	t.Parallel()
-	const budget = 3000
 	// gardenTurns lists the garden turns a composition shows: every one
 	// matches the garden query as well as the next.
 	gardenTurns := func(r Result) map[string]bool {
@@ -127,27 +126,30 @@ func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing
 		return seen
 	}
 	const garden = "what does the garden need, the tomatoes or the compost heap?"
-	fresh := gardenTurns(compose(t, gardenAndSourdough(t, Options{Budget: budget, Stability: -1}), garden))
+	const sourdough = "how did the sourdough starter hydration change?"
 	for _, tc := range []struct {
 		name    string
+		budget  int
 		first   string // the query whose rebuild makes the log
 		kept    bool   // whether the garden query keeps that log
 		because string
 	}{
-		{"the log shows the best", garden, true, "a log made for the garden shows the garden query's best stretch: what fits beside it is recalled, and it is kept"},
-		{"the log lacks the best", "how did the sourdough starter hydration change?", false, "a log of sourdough stretches lacks the garden query's best, and what it needs does not fit beside it: it is rebuilt"},
+		{"the log shows the best", 3000, garden, true, "a log made for the garden shows the garden query's best stretch: what fits beside it is recalled, and it is kept"},
+		{"the log lacks the best, its three best fit beside it", 3000, sourdough, true, "a log of sourdough stretches lacks the garden query's best, but the query's three best fit beside it: they are recalled, and it is kept"},
+		{"the log lacks the best, its three best do not fit", 1200, sourdough, false, "a log of sourdough stretches lacks the garden query's best, and its three best do not fit beside it: it is rebuilt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := gardenAndSourdough(t, Options{Budget: budget})
+			fresh := gardenTurns(compose(t, gardenAndSourdough(t, Options{Budget: tc.budget, Stability: -1}), garden))
+			m := gardenAndSourdough(t, Options{Budget: tc.budget})
 			require.True(t, compose(t, m, tc.first).Reselected(), "the first call rebuilds")
 			r := compose(t, m, garden)
-			assert.LessOrEqual(t, contextRunes(r), budget)
+			assert.LessOrEqual(t, contextRunes(r), tc.budget)
 			if !tc.kept {
 				assert.Equal(t, RebuildNoRoom, r.Rebuild, tc.because)
 				return
 			}
 			assert.False(t, r.Reselected(), tc.because)
-			assert.NotEmpty(t, r.Recalled, tc.because)
+			assert.GreaterOrEqual(t, len(r.Recalled), 3, tc.because)
 			shown, lacks := gardenTurns(r), 0
 			for l := range fresh {
 				if !shown[l] {

@@ -29,12 +29,33 @@ func (rk *ranking) score(s int) float64 {
 	m := rk.m
 	nb := 0.0
 	if s > 0 && m.sameSitting(s-1) {
-		nb = max(nb, rk.own(s-1))
+		nb = max(nb, m.share(s-1)*rk.own(s-1))
 	}
 	if s+1 < len(m.str) && m.sameSitting(s) {
-		nb = max(nb, rk.own(s+1))
+		nb = max(nb, m.share(s)*rk.own(s+1))
 	}
-	return rk.own(s) + m.tune.neighbour*nb
+	return rk.own(s) + nb
+}
+
+// share is what stretches s and s+1 borrow of each other's score: the
+// neighbour share across a boundary a stretch's size made, the exchange
+// share across one a long turn made, which parts a question from its
+// answer or an answer from the reply it got.
+func (m *state) share(s int) float64 {
+	if m.longTurn(s) || m.longTurn(s+1) {
+		return m.tune.exchange
+	}
+	return m.tune.neighbour
+}
+
+// reach is the most of a neighbour's score any stretch borrows.
+func (m *state) reach() float64 { return max(m.tune.neighbour, m.tune.exchange) }
+
+// longTurn reports whether stretch s is one turn too long to share a
+// stretch (see AppendTurn).
+func (m *state) longTurn(s int) bool {
+	a := m.str[s].start
+	return m.stretchEnd(s) == a+1 && m.turns[a].runeCount() >= m.opt.Chunk
 }
 
 // scored is score, but once every posting of the query is scored
@@ -315,7 +336,7 @@ func (rk *ranking) order() func(yield func(int) bool) {
 	return func(yield func(int) bool) {
 		h := append(m.heap[:0], rk.hits...)
 		for i := range h {
-			h[i].v = m.value(h[i].v, m.str[h[i].s].size)
+			h[i].v = rk.value(h[i].s, h[i].v, m.str[h[i].s].size)
 		}
 		for i := len(h)/2 - 1; i >= 0; i-- {
 			siftDown(h, i)
@@ -848,7 +869,7 @@ func (rk *ranking) searchSpread(lim, room, k, e int, out []hit) ([]hit, bool) {
 	m := rk.m
 	n := len(m.str)
 	closed := func(u int32) bool { return int(u) < n-1 }
-	around, complete := m.ix.best(rk.q, k+e, 1+m.tune.neighbour, closed, out[:0])
+	around, complete := m.ix.best(rk.q, k+e, 1+m.reach(), closed, out[:0])
 	out = rk.spreadAround(around, lim, room)
 	if complete || len(out) < k {
 		// Every stretch with a positive own score, and so every one with a
@@ -898,8 +919,7 @@ func (rk *ranking) bestScored(lim, room, k int, out []hit) ([]hit, bool) {
 	if found < k {
 		theta = 0 // fewer than k of the best texts fit
 	}
-	nb := m.tune.neighbour
-	bar := theta / ((1 + nb) * (1 + boundSlack))
+	bar := theta / ((1 + m.reach()) * (1 + boundSlack))
 	if !rk.topAll && (found < k || top[len(top)-1].v >= bar) {
 		return rk.bestFitting(lim, room, k, out)
 	}
@@ -918,7 +938,7 @@ func (rk *ranking) bestScored(lim, room, k int, out []hit) ([]hit, bool) {
 			add(u)
 		}
 		for _, x := range [2]int{u - 1, u + 1} {
-			if x >= 0 && x < n && fits(x) && (rk.own(x)+nb*v)*(1+boundSlack) >= theta {
+			if x >= 0 && x < n && fits(x) && (rk.own(x)+m.share(min(x, u))*v)*(1+boundSlack) >= theta {
 				add(x)
 			}
 		}
@@ -963,7 +983,6 @@ const topTexts = 256
 func (rk *ranking) bestFitting(lim, room, k int, out []hit) ([]hit, bool) {
 	m := rk.m
 	n := len(m.str)
-	nb := m.tune.neighbour
 	mins, _ := m.sizes.update(m.str)
 	// fitting yields the stretches before lim that fit the room. It is
 	// walked twice rather than listed: in a large room nearly every
@@ -997,14 +1016,14 @@ func (rk *ranking) bestFitting(lim, room, k int, out []hit) ([]hit, bool) {
 	}
 	out = out[:0]
 	fitting(func(s int) {
-		best := 0.0
+		lent := 0.0
 		if s > 0 {
-			best = rk.own(s - 1)
+			lent = m.share(s-1) * rk.own(s-1)
 		}
 		if s+1 < n {
-			best = max(best, rk.own(s+1))
+			lent = max(lent, m.share(s)*rk.own(s+1))
 		}
-		if (rk.own(s)+nb*best)*(1+boundSlack) >= theta {
+		if (rk.own(s)+lent)*(1+boundSlack) >= theta {
 			if v := rk.score(s); v > 0 {
 				out = append(out, hit{s, v})
 			}
@@ -1136,7 +1155,6 @@ func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
 	return out, true
 }
 
-
 // value is what a stretch of the given size that scores v is worth per
 // character of room it takes, as a fill weighs it: a budget is a knapsack.
 // A stretch is counted as at least Options.Chunk characters, so stretches
@@ -1145,6 +1163,11 @@ func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
 // a long answer, must match more to take its room.
 func (m *state) value(v float64, size int) float64 {
 	return v / float64(max(size, m.opt.Chunk))
+}
+
+// value is state.value for stretch s of the ranking.
+func (rk *ranking) value(s int, v float64, size int) float64 {
+	return rk.m.value(v, size)
 }
 
 // byValue hands out a picker's stretches by value (see state.value)
@@ -1182,7 +1205,7 @@ func (o *byValue) next(room int) (hit, int, bool) {
 			continue
 		}
 		o.bound = m.value(max(h.v, 0), 0)
-		o.pend = append(o.pend, hit{h.s, m.value(h.v, size)})
+		o.pend = append(o.pend, hit{h.s, o.f.rk.value(h.s, h.v, size)})
 		for i := len(o.pend) - 1; i > 0; {
 			p := (i - 1) / 2
 			if !o.pend[i].before(o.pend[p]) {

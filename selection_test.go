@@ -496,20 +496,20 @@ func TestAKeptQuoteKeepsItsTurnsWhenTheHookSplitsItsStretch(t *testing.T) {
 // ── the ranking against the exhaustive reference ──────────────────────
 
 // exhaustive is the reference: every stretch's score from one pass over
-// every posting of the query, plus the share of its better neighbour's in
-// the same sitting.
+// every posting of the query, plus the share (state.share) of its better
+// neighbour's in the same sitting.
 func exhaustive(m *Memory, query string) []float64 {
 	own := exhaustiveOwn(m, query)
 	out := make([]float64, len(own))
 	for s := range own {
 		nb := 0.0
 		if s > 0 && m.sameSitting(s-1) {
-			nb = max(nb, own[s-1])
+			nb = max(nb, m.share(s-1)*own[s-1])
 		}
 		if s+1 < len(own) && m.sameSitting(s) {
-			nb = max(nb, own[s+1])
+			nb = max(nb, m.share(s)*own[s+1])
 		}
-		out[s] = own[s] + m.tune.neighbour*nb
+		out[s] = own[s] + nb
 	}
 	return out
 }
@@ -541,7 +541,7 @@ func referenceOrder(m *Memory, scores []float64, upto int) []int {
 		switch {
 		case m.str[s].start >= upto:
 		case v > 0:
-			hits = append(hits, hit{s, m.value(v, referenceSize(m, s, upto))})
+			hits = append(hits, hit{s, m.rk.value(s, v, referenceSize(m, s, upto))})
 		default:
 			rest = append(rest, s)
 		}
