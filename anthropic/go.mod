@@ -1,6 +1,6 @@
 module github.com/byheart/byheart/anthropic
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/anthropics/anthropic-sdk-go/v2 v2.18.0
@@ -23,12 +23,11 @@ require (
 	github.com/tidwall/pretty v1.3.0 // indirect
 	github.com/tidwall/sjson v1.2.10 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.2 // indirect
-	go.opentelemetry.io/otel v1.47.0 // indirect
-	go.opentelemetry.io/otel/log v1.47.0 // indirect
-	go.opentelemetry.io/otel/metric v1.47.0 // indirect
-	go.opentelemetry.io/otel/trace v1.47.0 // indirect
+	go.opentelemetry.io/otel v1.46.0 // indirect
+	go.opentelemetry.io/otel/metric v1.46.0 // indirect
+	go.opentelemetry.io/otel/trace v1.46.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.6 // indirect
-	golang.org/x/sync v0.25.0 // indirect
+	golang.org/x/sync v0.16.0 // indirect
 )
 
 replace github.com/byheart/byheart => ../

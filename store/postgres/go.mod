@@ -1,6 +1,6 @@
 module github.com/byheart/byheart/store/postgres
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/byheart/byheart v0.1.0
@@ -11,8 +11,8 @@ require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.4 // indirect
-	golang.org/x/sync v0.25.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
+	golang.org/x/text v0.41.0 // indirect
 )
 
 replace github.com/byheart/byheart => ../../
