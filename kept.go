@@ -118,7 +118,7 @@ func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 	picked := rk.picks(cut, room, limit)
 	want := m.missing(rk, sel, picked)
 	q := m.recall(sel, want)
-	if !m.holdsBest(q, want) && !m.shows(rk, sel, picked) {
+	if !m.holdsBest(rk, q, want) && !m.shows(rk, sel, picked) {
 		// The query's best do not fit beside a log that lacks even its
 		// best stretch: a rebuild chooses the block for it. A log that
 		// shows the best, or can recall the query's judged best, serves
@@ -128,12 +128,24 @@ func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 	return "", q
 }
 
-// holdsBest reports whether the recall q quotes the judged best of what
-// the query needs that the log lacks (want, by value): a query is served
-// while what decides its answer fits, though the many weaker matches a
-// fresh selection would add do not.
-func (m *state) holdsBest(q quote, want []int) bool {
-	for _, k := range want[:min(len(want), m.tune.judged)] {
+// holdsBest reports whether the recall q quotes what decides the query's
+// answer among what it needs that the log lacks (want, by value): the
+// judged best, and every later one worth at least half the best one's
+// value. The many weaker matches a fresh fill adds at the end may not fit:
+// a log is not rebuilt for them.
+func (m *state) holdsBest(rk *ranking, q quote, want []int) bool {
+	if len(want) == 0 {
+		return true
+	}
+	worth := func(k int) float64 {
+		s := m.stretchOf(k)
+		return rk.value(s, rk.score(s), m.sizeBefore(s, m.sel.upto))
+	}
+	bar := worth(want[0]) / 2
+	for i, k := range want {
+		if i >= m.tune.judged && worth(k) < bar {
+			break
+		}
 		if !q.covers(k) {
 			return false
 		}

@@ -45,9 +45,9 @@
 //     breakpoint, for that call alone (Result.Recalled): one query's needs
 //     cost one uncached read, not a cache write and a cached read on every
 //     call after. A log that shows the query's best stretch, or has room
-//     for the query's three best, recalls what fits beside it; when one
-//     that lacks them has no room for them, or the log would overrun the
-//     budget, it is rebuilt with room to grow (Result.Reselected), the
+//     for what decides its answer (its three best by value, and any worth
+//     half the best), recalls what fits beside it; when one that lacks
+//     them has no room for them, or the log would overrun the budget, it is rebuilt with room to grow (Result.Reselected), the
 //     rest of what the query needs recalled past the new block. It is rebuilt too on the first call after a pause of
 //     five minutes, before the newest turn or before the query (ComposeAt
 //     says when it was asked): the provider's cache is gone, and a rebuild
@@ -369,9 +369,10 @@ type Options struct {
 	// context (see Stability): they are quoted in a memory part past the
 	// cache breakpoint, for that call alone, so the cached prefix holds and
 	// does not grow with what one query needed. Zero sets no count: what the
-	// query needs and the budget leaves room for. When the query's three
-	// best (by value) do not fit beside a context that lacks its best
-	// stretch, it is rebuilt, to half of what it may spend (or
+	// query needs and the budget leaves room for. When what decides the
+	// query's answer (its three best by value, and any worth half the best)
+	// does not fit beside a context that lacks its best stretch, it is
+	// rebuilt, to half of what it may spend (or
 	// the query's three best stretches, if more), leaving room for the turns
 	// to come and later recalls, and the rest of what the query needs is
 	// recalled past the new block, within the same count; so it is after a

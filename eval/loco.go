@@ -24,11 +24,8 @@ var locoGrid = []float64{0.05, 0.0625, 0.075, 0.0875, 0.1, 0.1125, 0.125, 0.1375
 	0.25, 0.2625, 0.275, 0.2875, 0.3, 0.3125, 0.325, 0.3375, 0.35, 0.3625, 0.375, 0.3875, 0.4}
 
 // locoBill is the most of plain RAG's effective tokens per call a chosen
-// setting may cost: on long user–assistant conversations byheart's log
-// must write each long answer to the cache once, which the short-turn sets
-// never ask, and the issue on conversation shapes asks the default's bill
-// within 0.35× of what a fresh selection costs there.
-const locoBill = 0.35
+// setting may cost.
+const locoBill = 0.30
 
 // locoRow is one held-out conversation.
 type locoRow struct {
