@@ -1,6 +1,7 @@
 package byheart
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -54,10 +55,11 @@ type askReader struct {
 // answer.
 func (a *askReader) read(s string) bool {
 	var quote, prev rune // the quotation mark of the span being skipped; the last rune
+	lineStart := true    // only spaces since the line began
 	for i := 0; i < len(s); {
 		if c := asciiLower[s[i]]; c != 0 && quote == 0 { // the common case
 			a.asciiLetter(c, s[i])
-			prev = rune(s[i])
+			prev, lineStart = rune(s[i]), false
 			i++
 			continue
 		}
@@ -71,15 +73,15 @@ func (a *askReader) read(s string) bool {
 		next := i + size
 		switch {
 		case quote != 0:
-			if r == '\n' || closesQuote(quote, r, s[next:]) {
+			if r == '\n' && quote != quoteFence || closesQuote(quote, r, s[next:]) {
 				quote = 0
 			}
-		case opensQuote(r, prev, s[next:]):
+		case opensQuote(r, prev, s[next:], lineStart) != 0:
 			// What is quoted was said by whoever the quote is of; the
 			// quoted span stands between the words around it.
 			a.endWord()
 			a.push(askEntry{})
-			quote = r
+			quote = opensQuote(r, prev, s[next:], lineStart)
 		case isCJK(r):
 			a.endWord()
 			if a.cjkAt(s, i, next, r, prev) {
@@ -101,6 +103,7 @@ func (a *askReader) read(s string) bool {
 			}
 		}
 		prev, i = r, next
+		lineStart = r == '\n' || lineStart && (r == ' ' || r == '\t')
 	}
 	a.endWord()
 	return a.endClause() || a.endSentence()
@@ -125,23 +128,47 @@ func askBreak(r rune) breakKind {
 	return wordBreak
 }
 
-// opensQuote reports whether r opens a quotation. An apostrophe opens one
-// only before a word and not inside one ("don't", "l'été").
-func opensQuote(r, prev rune, rest string) bool {
+// Quotations that no one quotation mark opens.
+const (
+	quoteFence rune = -1 // a block of code between lines of ```
+	quoteLine  rune = -2 // a line quoted as in e-mail, after a >
+)
+
+// opensQuote returns the quotation mark r opens, with prev the rune before
+// it and rest the text after it, lineStart whether only spaces come
+// before it on its line; 0 when r opens none. An apostrophe opens one only
+// before a word and not inside one ("don't", "l'été").
+func opensQuote(r, prev rune, rest string, lineStart bool) rune {
 	switch r {
-	case '"', '“', '„', '«', '»', '‹', '「', '『', '《', '`':
-		return true
+	case '"', '“', '„', '«', '»', '‹', '「', '『', '《':
+		return r
+	case '`':
+		if strings.HasPrefix(rest, "``") {
+			return quoteFence
+		}
+		return r
+	case '>':
+		if lineStart {
+			return quoteLine
+		}
 	case '\'', '‘':
 		next, _ := utf8.DecodeRuneInString(rest)
-		return !isWordRune(prev) && unicode.IsLetter(next)
+		if !isWordRune(prev) && unicode.IsLetter(next) {
+			return r
+		}
 	}
-	return false
+	return 0
 }
 
 // closesQuote reports whether r ends the quotation open opened. An
-// apostrophe inside a word ("it's") does not end one.
+// apostrophe inside a word ("it's") does not end one; only a line's end
+// ends a quoted line.
 func closesQuote(open, r rune, rest string) bool {
 	switch open {
+	case quoteFence:
+		return r == '`' && strings.HasPrefix(rest, "``")
+	case quoteLine:
+		return false
 	case '“':
 		return r == '”'
 	case '„':
