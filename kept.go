@@ -130,7 +130,7 @@ func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 
 // holdsBest reports whether the recall q quotes what decides the query's
 // answer among what it needs that the log lacks (want, by value): the
-// judged best, and every later one worth at least half the best one's
+// judged best, and every later one worth at least a third of the best one's
 // value. The many weaker matches a fresh fill adds at the end may not fit:
 // a log is not rebuilt for them.
 func (m *state) holdsBest(rk *ranking, q quote, want []int) bool {
@@ -141,7 +141,7 @@ func (m *state) holdsBest(rk *ranking, q quote, want []int) bool {
 		s := m.stretchOf(k)
 		return rk.value(s, rk.score(s), m.sizeBefore(s, m.sel.upto))
 	}
-	bar := worth(want[0]) / 2
+	bar := worth(want[0]) / 3
 	for i, k := range want {
 		if i >= m.tune.judged && worth(k) < bar {
 			break

@@ -3,6 +3,7 @@ package byheart
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -135,8 +136,7 @@ func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing
 		because string
 	}{
 		{"the log shows the best", 3000, garden, true, "a log made for the garden shows the garden query's best stretch: what fits beside it is recalled, and it is kept"},
-		{"the log lacks the best, its three best fit beside it", 3000, sourdough, true, "a log of sourdough stretches lacks the garden query's best, but the query's three best fit beside it: they are recalled, and it is kept"},
-		{"the log lacks the best, its three best do not fit", 1200, sourdough, false, "a log of sourdough stretches lacks the garden query's best, and its three best do not fit beside it: it is rebuilt"},
+		{"the log lacks the best, what decides the answer does not fit", 3000, sourdough, false, "a log of sourdough stretches lacks the garden query's best, and the garden stretches, each as good as the best, do not fit beside it: it is rebuilt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fresh := gardenTurns(compose(t, gardenAndSourdough(t, Options{Budget: tc.budget, Stability: -1}), garden))
@@ -150,6 +150,9 @@ func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing
 			}
 			assert.False(t, r.Reselected(), tc.because)
 			assert.GreaterOrEqual(t, len(r.Recalled), 3, tc.because)
+			if tc.first != garden {
+				return
+			}
 			shown, lacks := gardenTurns(r), 0
 			for l := range fresh {
 				if !shown[l] {
@@ -159,6 +162,38 @@ func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing
 			assert.NotZero(t, lacks, "the garden turns a fresh selection shows are more than fit beside the log")
 		})
 	}
+}
+
+// TestWhatDecidesAQuerysAnswerIsItsJudgedBestAndAnyWorthAThirdOfTheBest
+// pins holdsBest: a log that lacks the query's best stretch is kept while
+// a recall can quote the query's judged best and every stretch it needs
+// worth a third of the best one's value, whatever else does not fit.
+func TestWhatDecidesAQuerysAnswerIsItsJudgedBestAndAnyWorthAThirdOfTheBest(t *testing.T) {
+	t.Parallel()
+	m := gardenAndSourdough(t, Options{Budget: 3000})
+	require.True(t, compose(t, m, "how did the sourdough starter hydration change?").Reselected())
+	rk := bm25Ranker{}.ranking(&m.state, "what does the garden need, the tomatoes or the compost heap?")
+	var garden, sourdough []int // first turns, each kind as good as the next
+	for s := range m.str {
+		if rk.score(s) > 0 {
+			garden = append(garden, m.str[s].start)
+		} else {
+			sourdough = append(sourdough, m.str[s].start)
+		}
+	}
+	require.Greater(t, len(garden), m.tune.judged+1)
+	quoting := func(keys []int) quote {
+		ends := make([]int, len(keys))
+		for i, k := range keys {
+			ends[i] = m.stretchEnd(m.stretchOf(k))
+		}
+		return quote{keys: keys, ends: ends}
+	}
+	want := append(slices.Clone(garden), sourdough...)
+	assert.False(t, m.holdsBest(rk, quoting(garden[:m.tune.judged]), want), "the judged best alone, when the rest are as good")
+	assert.True(t, m.holdsBest(rk, quoting(garden), want), "every garden stretch, the sourdough ones worth nothing to the query left out")
+	assert.False(t, m.holdsBest(rk, quoting(garden[1:]), want), "all but the best")
+	assert.True(t, m.holdsBest(rk, quote{}, nil), "a query that needs nothing more")
 }
 
 // gardenLine finds the garden turns of

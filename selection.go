@@ -21,6 +21,9 @@ type ranking struct {
 	// built-in BM25, once every posting is scored: m.top holds the best
 	// texts (see bestScored), all of those that score when topAll is set
 	topped, topAll bool
+	// theirs is set when the query asks what the assistant said (see
+	// asksAboutAnswers): its answers are then weighed by score alone.
+	theirs bool
 }
 
 // score is stretch s's score for the ranking: its own, plus what it borrows
@@ -213,7 +216,7 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 // ranking prepares the built-in ranking of the stretches for the query.
 func (bm25Ranker) ranking(m *state, query string) *ranking {
 	q := m.ix.prepare(query)
-	m.rk = ranking{m: m, text: query, q: q, open: q.open}
+	m.rk = ranking{m: m, text: query, q: q, open: q.open, theirs: asksAboutAnswers(query)}
 	return &m.rk
 }
 
@@ -260,7 +263,7 @@ func (rr retrieverRanker) rank(ctx context.Context, m *state, query string, item
 	if err != nil {
 		return nil, weighing{}, err
 	}
-	rk := &ranking{m: m, text: query, custom: scores[:n]}
+	rk := &ranking{m: m, text: query, custom: scores[:n], theirs: asksAboutAnswers(query)}
 	for s, v := range rk.custom {
 		if v > 0 {
 			rk.hits = append(rk.hits, hit{s, v})
@@ -1165,9 +1168,15 @@ func (m *state) value(v float64, size int) float64 {
 	return v / float64(max(size, m.opt.Chunk))
 }
 
-// value is state.value for stretch s of the ranking.
+// value is state.value for stretch s of the ranking. A question about
+// what the assistant said looks for it in the assistant's answers, so
+// one of them does not pay for its length.
 func (rk *ranking) value(s int, v float64, size int) float64 {
-	return rk.m.value(v, size)
+	m := rk.m
+	if rk.theirs && m.longTurn(s) && m.turns[m.str[s].start].Role() == Assistant {
+		size = m.opt.Chunk
+	}
+	return m.value(v, size)
 }
 
 // byValue hands out a picker's stretches by value (see state.value)
