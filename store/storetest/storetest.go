@@ -38,6 +38,7 @@ func Run(t *testing.T, open Opener) {
 		{"EveryWayOfRedactingErasesFromTheStore", everyErasurePersists},
 		{"RedoneSaveLandsOnce", redoneSaveLandsOnce},
 		{"SavingAgainAfterALostAnswerLandsOnce", saveAgainLandsOnce},
+		{"ARetryWithAnExpiryIsAnotherSave", retryWithAnExpiryIsAnotherSave},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
