@@ -446,7 +446,7 @@ func (m *state) drop(why Rebuild) {
 func (m *state) layOut(ctx context.Context, query string, items []Item, from []int, cont bool) (Result, error) {
 	budget := m.opt.Budget
 	m.expire(m.clock())
-	items = m.withoutExpired(items)
+	items, from = m.withoutExpired(items, from)
 	m.from = len(m.turns)
 	if cont {
 		m.from = m.lastUser()

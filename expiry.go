@@ -177,10 +177,11 @@ func (m *state) judge(i int, expired bool) {
 
 // withoutExpired drops the outside items that quote an expired turn's
 // words whole (a source that indexes the conversation would bring them
-// back), reusing items' storage.
-func (m *state) withoutExpired(items []Item) []Item {
+// back), with their indices in from, so that every Admission still names
+// its item as the source gave it; it reuses the storage of both.
+func (m *state) withoutExpired(items []Item, from []int) ([]Item, []int) {
 	if len(items) == 0 || m.exp == nil {
-		return items
+		return items, from
 	}
 	var gone []string
 	for _, e := range m.exp.order[:m.exp.lapsed] {
@@ -189,9 +190,14 @@ func (m *state) withoutExpired(items []Item) []Item {
 		}
 	}
 	if len(gone) == 0 {
-		return items
+		return items, from
 	}
-	return slices.DeleteFunc(items, func(it Item) bool {
-		return slices.ContainsFunc(gone, func(text string) bool { return strings.Contains(it.Text, text) })
-	})
+	k := 0
+	for i, it := range items {
+		if !slices.ContainsFunc(gone, func(text string) bool { return strings.Contains(it.Text, text) }) {
+			items[k], from[k] = it, from[i]
+			k++
+		}
+	}
+	return items[:k], from[:k]
 }

@@ -381,3 +381,21 @@ func TestAClockNoSaveHoldsStillSaves(t *testing.T) {
 		assert.Equal(t, clock.After(time.Date(2024, 3, 12, 0, 0, 0, 0, time.UTC)), !strings.Contains(contextOf(a), expiringWords), "turn %d, %v", at, clock)
 	}
 }
+
+func TestOutsideItemsKeepTheirIndicesWhenOneIsDroppedForQuotingAnExpiredTurn(t *testing.T) {
+	offered := []Item{
+		{Text: "From the notes: " + expiringWords + ". Bring gloves.", Source: "notes"},
+		{Text: "  ", Source: "blank"},
+		{Text: "The shed door sticks; lift it before turning the key.", Source: "manual"},
+		{Text: "The door code for the shed was changed in spring.", Source: "log"},
+	}
+	src := ExternalFunc(func(context.Context, string) ([]Item, error) { return offered, nil })
+	m, _, expires := expiringMemory(t, Options{Budget: 5000, External: src, ExternalMargin: 1e6}, "deploy", "garden", "travel")
+	r := composeAt(t, m, "door code shed", expires)
+	require.NotEmpty(t, r.Outside)
+	for _, a := range r.Outside {
+		assert.NotZero(t, a.Item, "the item quoting the expired turn is not weighed")
+		assert.Equal(t, offered[a.Item].Source, a.Source, "Admission.Item names the item as the source gave it")
+	}
+	assert.Len(t, r.Outside, 2, "the blank item and the expired quote have no Admission")
+}
