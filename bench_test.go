@@ -229,18 +229,24 @@ func BenchmarkColdStart(b *testing.B) {
 	query := chat(1, 601)[600].Text
 	ctx := context.Background()
 	b.SetBytes(int64(len(data)))
+	timeEach(b, func() {
+		m := restore(b, data)
+		if _, err := m.Compose(ctx, query); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// timeEach runs op b.N times, locked to its thread, and reports the
+// latencies of the calls (see latency) beside the mean.
+func timeEach(b *testing.B, op func()) {
 	runtime.LockOSThread() // so the thread's CPU time is the calls'
 	defer runtime.UnlockOSThread()
 	var lat latency
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		lat.time(func() {
-			m := restore(b, data)
-			if _, err := m.Compose(ctx, query); err != nil {
-				b.Fatal(err)
-			}
-		})
+		lat.time(op)
 	}
 	lat.report(b)
 }
@@ -636,6 +642,51 @@ func BenchmarkAgentStep(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkOutsideExpired composes on 10,000 turns with 200 outside items
+// of about a thousand characters, every turn expired (expired) or none
+// (kept): an item that quotes an expired turn whole is dropped, and
+// finding which must not cost turns × items.
+func BenchmarkOutsideExpired(b *testing.B) {
+	const n, items = 10_000, 200
+	turns, docs := chat(1, n), chat(2, 10*items)
+	// Passages a source retrieved, every tenth quoting a turn.
+	offered := make([]Item, items)
+	for i := range offered {
+		var text strings.Builder
+		for _, t := range docs[10*i : 10*i+10] {
+			text.WriteString(t.Text + " ")
+		}
+		if i%10 == 0 {
+			text.WriteString("as noted: " + turns[i*37].Text)
+		}
+		offered[i] = Item{Text: text.String(), Source: fmt.Sprint("doc ", i)}
+	}
+	src := ExternalFunc(func(context.Context, string) ([]Item, error) { return offered, nil })
+	for _, expired := range []bool{false, true} {
+		b.Run(map[bool]string{false: "kept", true: "expired"}[expired], func(b *testing.B) {
+			m := New(Options{External: src})
+			for _, t := range turns {
+				if expired {
+					t.Expires = t.Time
+				}
+				if _, err := m.AppendTurn(t); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ctx := context.Background()
+			query := turns[n-1].Text
+			if _, err := m.Compose(ctx, query); err != nil {
+				b.Fatal(err)
+			}
+			timeEach(b, func() {
+				if _, err := m.Compose(ctx, query); err != nil {
+					b.Fatal(err)
+				}
+			})
 		})
 	}
 }

@@ -1,9 +1,9 @@
 package byheart
 
 import (
+	"index/suffixarray"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -178,23 +178,44 @@ func (m *state) judge(i int, expired bool) {
 // withoutExpired drops the outside items that quote an expired turn's
 // words whole (a source that indexes the conversation would bring them
 // back), with their indices in from, so that every Admission still names
-// its item as the source gave it; it reuses the storage of both.
+// its item as the source gave it; it reuses the storage of both. The items
+// are indexed once, end to end, and each expired text looked up in them,
+// so the work grows with the items' length plus the expired turns', times
+// a logarithm, rather than with their product.
 func (m *state) withoutExpired(items []Item, from []int) ([]Item, []int) {
-	if len(items) == 0 || m.exp == nil {
+	if len(items) == 0 || m.exp == nil || m.exp.lapsed == 0 {
 		return items, from
 	}
-	var gone []string
+	// Each item ends in a byte no UTF-8 text holds, so no turn's text
+	// (valid UTF-8, as AppendTurn checks) matches across two of them.
+	size := 0
+	for _, it := range items {
+		size += len(it.Text) + 1
+	}
+	all := make([]byte, 0, size)
+	starts := make([]int, len(items))
+	for i, it := range items {
+		starts[i] = len(all)
+		all = append(append(all, it.Text...), 0xff)
+	}
+	ix := suffixarray.New(all)
+	drop := make([]bool, len(items))
+	looked := map[string]bool{}
+	var text []byte
 	for _, e := range m.exp.order[:m.exp.lapsed] {
-		if tt := &m.turns[e.turn]; tt.expired() {
-			gone = append(gone, tt.Text)
+		tt := &m.turns[e.turn]
+		if !tt.expired() || looked[tt.Text] {
+			continue
 		}
-	}
-	if len(gone) == 0 {
-		return items, from
+		looked[tt.Text] = true
+		text = append(text[:0], tt.Text...)
+		for _, at := range ix.Lookup(text, -1) {
+			drop[sort.SearchInts(starts, at+1)-1] = true
+		}
 	}
 	k := 0
 	for i, it := range items {
-		if !slices.ContainsFunc(gone, func(text string) bool { return strings.Contains(it.Text, text) }) {
+		if !drop[i] {
 			items[k], from[k] = it, from[i]
 			k++
 		}

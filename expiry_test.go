@@ -399,3 +399,22 @@ func TestOutsideItemsKeepTheirIndicesWhenOneIsDroppedForQuotingAnExpiredTurn(t *
 	}
 	assert.Len(t, r.Outside, 2, "the blank item and the expired quote have no Admission")
 }
+
+func TestAnItemIsDroppedOnlyForQuotingAnExpiredTurnWholeWithinItself(t *testing.T) {
+	half := len(expiringWords) / 2
+	offered := []Item{
+		{Text: "Notes, page one: " + expiringWords[:half], Source: "first half"},
+		{Text: expiringWords[half:] + " and the rest of page two.", Source: "second half"},
+		{Text: "Twice: " + expiringWords + " " + expiringWords, Source: "twice"},
+		{Text: expiringWords, Source: "exactly"},
+		{Text: "the shed door code is 4712, said once", Source: "another code"},
+	}
+	src := ExternalFunc(func(context.Context, string) ([]Item, error) { return offered, nil })
+	m, _, expires := expiringMemory(t, Options{Budget: 5000, External: src, ExternalMargin: 1e6}, "deploy", "garden", "travel")
+	r := composeAt(t, m, "door code shed", expires)
+	var weighed []string
+	for _, a := range r.Outside {
+		weighed = append(weighed, a.Source)
+	}
+	assert.Equal(t, []string{"first half", "second half", "another code"}, weighed)
+}
