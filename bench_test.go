@@ -13,7 +13,10 @@ package byheart
 // BenchmarkHeapPerTurn reports the heap a memory retains per turn against
 // the turn's text, and BenchmarkServerHeld what many held at once retain;
 // run them with -benchtime 1x. BenchmarkAgentStep appends, saves and loads
-// one agent step of 10 to 10,000 tool calls.
+// one agent step of 10 to 10,000 tool calls. BenchmarkExpiring is the call
+// that judges 1,000 or 16,000 turns expired at once, and
+// BenchmarkOutsideExpired weighs 200 outside items against 10,000 expired
+// turns.
 
 import (
 	"context"
@@ -229,7 +232,7 @@ func BenchmarkColdStart(b *testing.B) {
 	query := chat(1, 601)[600].Text
 	ctx := context.Background()
 	b.SetBytes(int64(len(data)))
-	timeEach(b, func() {
+	timeEach(b, nil, func() {
 		m := restore(b, data)
 		if _, err := m.Compose(ctx, query); err != nil {
 			b.Fatal(err)
@@ -237,15 +240,21 @@ func BenchmarkColdStart(b *testing.B) {
 	})
 }
 
-// timeEach runs op b.N times, locked to its thread, and reports the
-// latencies of the calls (see latency) beside the mean.
-func timeEach(b *testing.B, op func()) {
+// timeEach runs op b.N times, locked to its thread, each time after
+// prepare (when not nil) off the clock, and reports the latencies of the
+// calls (see latency) beside the mean.
+func timeEach(b *testing.B, prepare, op func()) {
 	runtime.LockOSThread() // so the thread's CPU time is the calls'
 	defer runtime.UnlockOSThread()
 	var lat latency
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
+		if prepare != nil {
+			b.StopTimer()
+			prepare()
+			b.StartTimer()
+		}
 		lat.time(op)
 	}
 	lat.report(b)
@@ -682,11 +691,26 @@ func BenchmarkOutsideExpired(b *testing.B) {
 			if _, err := m.Compose(ctx, query); err != nil {
 				b.Fatal(err)
 			}
-			timeEach(b, func() {
+			timeEach(b, nil, func() {
 				if _, err := m.Compose(ctx, query); err != nil {
 					b.Fatal(err)
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkExpiring is the call that judges many turns expired at once,
+// in the shapes of manyExpiring (1,000 and 16,000 turns), with every turn
+// expiring (expired) and with none (kept): the one must cost in proportion
+// to the other, not to the turns times their stretch.
+func BenchmarkExpiring(b *testing.B) {
+	for name, shape := range manyExpiring() {
+		for _, expiring := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/%s", name, map[bool]string{false: "kept", true: "expired"}[expiring]), func(b *testing.B) {
+				var judge func() // a call that judges them
+				timeEach(b, func() { judge = shape(b, expiring) }, func() { judge() })
+			})
+		}
 	}
 }

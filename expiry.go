@@ -129,12 +129,19 @@ func savedClock(now time.Time) *savedTime {
 // A kept log that showed a turn it changed no longer says what the turn
 // says, so it is dropped, for the next rebuild to report
 // RebuildTurnExpired. A redacted turn has no words left to expire. It
-// costs the turns that change, and a search of the expiries in order.
+// costs the turns that change, a search of the expiries in order, and
+// indexing each stretch that holds one of them again, once.
 func (m *state) expire(now time.Time) {
 	m.judged = now
 	x := m.exp
 	if x == nil {
 		return
+	}
+	var changed []int
+	judge := func(i int, expired bool) {
+		if m.judge(i, expired) {
+			changed = append(changed, i)
+		}
 	}
 	k := 0
 	if !now.IsZero() {
@@ -149,30 +156,42 @@ func (m *state) expire(now time.Time) {
 		})
 		k = sort.Search(len(x.order), func(j int) bool { return now.IsZero() || x.order[j].at.After(now) })
 		for j, e := range x.order {
-			m.judge(e.turn, j < k)
+			judge(e.turn, j < k)
 		}
 		x.unsorted = false
 	} else {
 		for j := min(k, x.lapsed); j < max(k, x.lapsed); j++ {
-			m.judge(x.order[j].turn, j < k)
+			judge(x.order[j].turn, j < k)
 		}
 		for _, i := range x.fresh {
-			m.judge(i, !now.IsZero() && !x.at[i].After(now))
+			judge(i, !now.IsZero() && !x.at[i].After(now))
 		}
 	}
 	x.lapsed, x.fresh = k, x.fresh[:0]
+	slices.Sort(changed)
+	last := -1
+	var gone []int32
+	for _, i := range changed {
+		if s := m.stretchOf(i); s != last {
+			gone = m.rederive(s, gone)
+			last = s
+		}
+		if m.sel != nil && m.sel.covers(i) {
+			m.drop(RebuildTurnExpired)
+		}
+	}
+	m.ix.sweep(gone)
 }
 
-// judge shows turn i as expired or as said.
-func (m *state) judge(i int, expired bool) {
+// judge shows turn i as expired or as said, and reports whether that
+// changed it; its stretch is the caller's to rederive.
+func (m *state) judge(i int, expired bool) bool {
 	tt := &m.turns[i]
 	if tt.redacted() || expired == tt.expired() {
-		return
+		return false
 	}
-	m.replaceTurn(i, m.derive(m.bare(tt), tt.waiting, expired))
-	if m.sel != nil && m.sel.covers(i) {
-		m.drop(RebuildTurnExpired)
-	}
+	m.putTurn(i, m.derive(m.bare(tt), tt.waiting, expired))
+	return true
 }
 
 // withoutExpired drops the outside items that quote an expired turn's

@@ -418,3 +418,84 @@ func TestAnItemIsDroppedOnlyForQuotingAnExpiredTurnWholeWithinItself(t *testing.
 	}
 	assert.Equal(t, []string{"first half", "second half", "another code"}, weighed)
 }
+
+// manyExpiring are the shapes in which many turns expire at once, each a
+// function that prepares them, expiring or not, and returns the call that
+// judges them: a crafted save of 1,000 turns in one stretch and a save of
+// 16,000 turns in ordinary stretches, each loaded and composed once, and
+// an agent step of 1,000 tool results that expire together, at the call
+// after it.
+func manyExpiring() map[string]func(t tb, expiring bool) func() {
+	ctx := context.Background()
+	loadAndCompose := func(t tb, data []byte) func() {
+		return func() {
+			m, err := FromJSON(data, Options{})
+			require.NoError(t, err)
+			_, err = m.Compose(ctx, "the garden and the shed")
+			require.NoError(t, err)
+		}
+	}
+	return map[string]func(t tb, expiring bool) func(){
+		"a save of 1,000 turns in one stretch": func(t tb, expiring bool) func() {
+			turns := make([]wireTurn, 1000)
+			for i, tu := range chat(6, len(turns)) {
+				at := tu.Time
+				turns[i] = wireTurn{Role: tu.Role, Text: tu.Text, Time: (*savedTime)(&at)}
+				if expiring {
+					turns[i].Expires = (*savedTime)(&at)
+				}
+			}
+			data, err := json.Marshal(wire{Version: FormatVersion, Turns: turns, Bounds: []int{}})
+			require.NoError(t, err)
+			return loadAndCompose(t, data)
+		},
+		"a save of 16,000 turns in ordinary stretches": func(t tb, expiring bool) func() {
+			m := New(Options{})
+			for _, tu := range chat(7, 16_000) {
+				if expiring {
+					tu.Expires = tu.Time
+				}
+				_, err := m.AppendTurn(tu)
+				require.NoError(t, err)
+			}
+			return loadAndCompose(t, []byte(mustJSON(t, m)))
+		},
+		"an agent step of 1,000 results": func(t tb, expiring bool) func() {
+			m := New(Options{})
+			fillTurns(m, chat(8, 200))
+			last, err := m.Turn(m.Len() - 1)
+			require.NoError(t, err)
+			for _, tu := range agentStep(1000) {
+				if tu.Role == ToolResult && expiring {
+					tu.Expires = last.Time.Add(10 * time.Minute)
+				}
+				_, err := m.AppendTurn(tu)
+				require.NoError(t, err)
+			}
+			_, err = m.Continue(ctx)
+			require.NoError(t, err)
+			return func() {
+				_, err := m.ComposeAt(ctx, "which supplier ships on day 7?", last.Time.Add(10*time.Minute))
+				require.NoError(t, err)
+			}
+		},
+	}
+}
+
+// TestExpiringTurnsAllocatesInProportionToItsInput: when many turns expire
+// at once, judging them costs in proportion to them, not to them times
+// their stretch: the call that judges them allocates at most three times
+// what it does when none expires (it indexes each stretch that holds them
+// again, once). Not parallel: the count is the whole process's.
+func TestExpiringTurnsAllocatesInProportionToItsInput(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocations are not the shipped build's under the race detector")
+	}
+	for name, shape := range manyExpiring() {
+		t.Run(name, func(t *testing.T) {
+			plain, expiring := allocatedBy(shape(t, false)), allocatedBy(shape(t, true))
+			t.Logf("%d bytes allocated with every turn expiring, %d with none", expiring, plain)
+			assert.LessOrEqual(t, expiring, 3*plain+1<<20)
+		})
+	}
+}

@@ -1186,14 +1186,27 @@ func (m *Memory) Redact(i int) error {
 }
 
 // replaceTurn puts x in turn i's place, where a turn with other words
-// was, and brings what is derived from the words up to date: the sizes, the
-// stretch's index entry and the texts a Retriever sees. The kept
-// selection is the caller's to drop.
+// was, and brings what is derived from the words up to date (see
+// rederive). The kept selection is the caller's to drop.
 func (m *state) replaceTurn(i int, x turn) {
-	old := m.turns[i]
+	m.putTurn(i, x)
+	m.ix.sweep(m.rederive(m.stretchOf(i), nil))
+}
+
+// putTurn puts x in turn i's place, where a turn with other words was;
+// what is derived from its stretch's words is the caller's to bring up to
+// date, once for all the turns it changed there.
+func (m *state) putTurn(i int, x turn) {
+	m.total += x.nativeSize() - m.turns[i].nativeSize()
 	m.turns[i] = x
-	m.total += x.nativeSize() - old.nativeSize()
-	s := m.stretchOf(i)
+}
+
+// rederive brings what is derived from stretch s's words up to date after
+// turns in it changed: its size, its index entry and the texts a
+// Retriever sees. It appends to gone the index slot its old text left
+// empty, if it did, for the caller to sweep (index.sweep) once for all
+// the stretches it rederives.
+func (m *state) rederive(s int, gone []int32) []int32 {
 	a, b := m.str[s].start, m.stretchEnd(s)
 	m.str[s].size = m.sizeOf(a, b)
 	m.sizes.changed(s)
@@ -1204,10 +1217,13 @@ func (m *state) replaceTurn(i int, x turn) {
 	} else {
 		k := m.ix.key(m.pieces(a, b, a))
 		slot := m.ix.acquire(k, int32(s), m.pieces(a, b, a))
-		m.ix.release(m.str[s].slot, int32(s))
+		if m.ix.unhold(m.str[s].slot, int32(s)) {
+			gone = append(gone, m.str[s].slot)
+		}
 		m.str[s].slot = slot
 	}
 	m.texts = nil
+	return gone
 }
 
 // Redactions returns the turns Redact has redacted in m, from the from-th
@@ -1239,11 +1255,13 @@ func (m *state) restretch(bounds []int) {
 	if len(bounds) > 0 {
 		m.cutStretches(bounds, nil)
 	}
+	var gone []int32
 	for _, s := range old {
-		if s.slot >= 0 {
-			m.ix.release(s.slot, -1)
+		if s.slot >= 0 && m.ix.unhold(s.slot, -1) {
+			gone = append(gone, s.slot)
 		}
 	}
+	m.ix.sweep(gone)
 	m.texts = nil
 }
 
