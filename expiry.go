@@ -11,8 +11,10 @@ import (
 // expiredText wherever it would stand, so its place, its role and its
 // pairing with a call or a result stay as they were and no index shifts.
 // Whether it has come is judged at each call by the call's clock (see
-// clock), so it is a function of the turns and the call alone: a restored
-// memory judges as the original would.
+// clock), and a turn appended between calls by the last call's, which a
+// save keeps with its kept selection: every turn is always shown as the
+// last clock has it, so a restored memory is in the state of the original
+// and its next call changes the same turns, for the same reasons.
 
 // expiredText is what an expired turn says in every context.
 const expiredText = "[expired]"
@@ -164,7 +166,7 @@ func (m *state) expire(now time.Time) {
 			judge(x.order[j].turn, j < k)
 		}
 		for _, i := range x.fresh {
-			judge(i, !now.IsZero() && !x.at[i].After(now))
+			judge(i, expiredBy(x.at[i], now))
 		}
 	}
 	x.lapsed, x.fresh = k, x.fresh[:0]
@@ -181,6 +183,12 @@ func (m *state) expire(now time.Time) {
 		}
 	}
 	m.ix.sweep(gone)
+}
+
+// expiredBy reports whether a turn that expires at expires has expired by
+// the clock now: at or after it, when neither is zero.
+func expiredBy(expires, now time.Time) bool {
+	return !expires.IsZero() && !now.IsZero() && !expires.After(now)
 }
 
 // judge shows turn i as expired or as said, and reports whether that

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -497,5 +498,87 @@ func TestExpiringTurnsAllocatesInProportionToItsInput(t *testing.T) {
 			t.Logf("%d bytes allocated with every turn expiring, %d with none", expiring, plain)
 			assert.LessOrEqual(t, expiring, 3*plain+1<<20)
 		})
+	}
+}
+
+// TestARestoredMemoryDecidesAsTheLiveOne: over random conversations in
+// which turns expire, calls come at random clocks (Compose, ComposeAt
+// before, at and after the newest turn, Continue), turns are appended
+// between calls and some are redacted, a copy restored at any point
+// (FromJSON of ToJSON, Restore of Since, and a copy kept up to date by
+// Apply, as a store's copies are) makes the next call exactly as the live
+// memory does: the same Result, Rebuild included, and the same save after.
+func TestARestoredMemoryDecidesAsTheLiveOne(t *testing.T) {
+	t.Parallel()
+	topics := []string{"garden", "deploy", "music", "travel", "cooking", "pricing"}
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 39))
+		opts := Options{Budget: 300 + r.IntN(1500), Chunk: 60 + r.IntN(200)}
+		live, follower := New(opts), New(opts)
+		now := expiryDay
+		for step := range 50 {
+			for range 1 + r.IntN(4) {
+				now = now.Add(time.Duration(r.IntN(20)) * time.Minute)
+				i := live.Len()
+				tu := Turn{Role: roleOf(i), Time: now,
+					Text: fmt.Sprintf("turn %d on the %s and the %s, code %dx", i, topics[r.IntN(len(topics))], topics[r.IntN(len(topics))], i)}
+				if r.IntN(6) == 0 {
+					_, err := live.AppendTurn(Turn{Role: ToolCall, Tool: "look", CallID: fmt.Sprint("c", i), Text: `{"q":1}`, Time: now})
+					require.NoError(t, err)
+					tu = Turn{Role: ToolResult, CallID: fmt.Sprint("c", i), Text: tu.Text, Time: now, Source: Source{Name: "tool:look"}}
+				}
+				if r.IntN(3) == 0 {
+					tu.Expires = now.Add(time.Duration(r.IntN(120)-30) * time.Minute)
+				}
+				_, err := live.AppendTurn(tu)
+				require.NoError(t, err)
+			}
+			if r.IntN(15) == 0 {
+				require.NoError(t, live.Redact(r.IntN(live.Len())))
+				// A store erases a redacted turn in its rows, and a copy
+				// that held it loads the conversation again whole.
+				follower = New(opts)
+			}
+			query := fmt.Sprintf("the %s code", topics[r.IntN(len(topics))])
+			var clock time.Time
+			kind := r.IntN(4)
+			if kind == 1 {
+				clock = now.Add(time.Duration(r.IntN(120)-60) * time.Minute)
+			}
+			call := func(m *Memory) (Result, string) {
+				var res Result
+				var err error
+				if kind == 3 {
+					res, err = m.Continue(context.Background())
+				} else {
+					res, err = m.ComposeAt(context.Background(), query, clock)
+				}
+				require.NoError(t, err)
+				return res, mustJSON(t, m)
+			}
+			copies := map[string]*Memory{}
+			if r.IntN(2) == 0 {
+				restored, err := FromJSON([]byte(mustJSON(t, live)), opts)
+				require.NoError(t, err)
+				c, err := live.Since(0, 0)
+				require.NoError(t, err)
+				rows, err := Restore(c, opts)
+				require.NoError(t, err)
+				bound := 0
+				if b := follower.Bounds(); len(b) > 0 {
+					bound = b[len(b)-1]
+				}
+				c, err = live.Since(follower.Len(), bound)
+				require.NoError(t, err)
+				require.NoError(t, follower.Apply(c))
+				copies = map[string]*Memory{"FromJSON": restored, "Restore": rows, "Apply": follower}
+			}
+			want, saved := call(live)
+			for name, m := range copies {
+				got, gotSaved := call(m)
+				require.Equal(t, want, got, "seed %d, step %d: the copy made by %s composes otherwise", seed, step, name)
+				require.Equal(t, saved, gotSaved, "seed %d, step %d: the copy made by %s saves otherwise", seed, step, name)
+			}
+		}
 	}
 }

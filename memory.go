@@ -1001,8 +1001,14 @@ func checkTurn(role Role, text string) error {
 }
 
 // makeTurn derives what the Memory keeps beside t, which has passed the
-// door; waiting is the step's count of unanswered calls after it.
-func (m *state) makeTurn(t Turn, waiting int32) turn { return m.derive(t, waiting, false) }
+// door; waiting is the step's count of unanswered calls after it. A turn
+// is judged as it comes by the clock the turns were last judged by (see
+// expire), so that every turn is always shown as that clock has it: a
+// turn appended since the last call and one restored from a save are in
+// the same state, and the next call changes the same turns in both.
+func (m *state) makeTurn(t Turn, waiting int32) turn {
+	return m.derive(t, waiting, !t.Redacted && expiredBy(t.Expires, m.judged))
+}
 
 // derive is makeTurn for a turn that may have expired: one that has is
 // shown, indexed and sized as expiredText, and keeps its words only as
