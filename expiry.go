@@ -95,15 +95,14 @@ func (c *conversation) forgetExpiries(from int) {
 	x.fresh = slices.DeleteFunc(x.fresh, func(i int) bool { return i >= from })
 }
 
-// clock is the time a call judges expiry by: when its query was asked
-// (ComposeAt), or the newest turn's time if that is later or the call did
-// not say; zero, which expires nothing, when neither is known.
-func (m *state) clock() time.Time {
-	now := m.asked
-	if n := len(m.turns); n > 0 && m.when(n-1).After(now) {
-		now = m.when(n - 1)
+// clock is the time a call judges expiry by: when, the time ComposeAt or
+// ContinueAt was given, or the newest turn's time if that is later or the
+// call gave none; zero, which expires nothing, when neither is known.
+func (m *state) clock(when time.Time) time.Time {
+	if n := len(m.turns); n > 0 && m.when(n-1).After(when) {
+		return m.when(n - 1)
 	}
-	return now
+	return when
 }
 
 // lastSaved is the latest time ToJSON can write.

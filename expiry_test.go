@@ -582,3 +582,26 @@ func TestARestoredMemoryDecidesAsTheLiveOne(t *testing.T) {
 		}
 	}
 }
+
+func TestContinueAtJudgesExpiryByTheTimeOfTheStep(t *testing.T) {
+	m := New(Options{})
+	mustAppendAt(t, m, User, "book the cheapest fare to Lisbon", expiryDay)
+	mustTurn(t, m, Turn{Role: ToolCall, Tool: "fares", CallID: "c1", Text: `{"to":"LIS"}`})
+	mustTurn(t, m, Turn{Role: ToolResult, CallID: "c1", Text: "LIS return 212 EUR, held for ten minutes",
+		Source: Source{Name: "tool:fares", Authenticated: true}, Expires: expiryDay.Add(10 * time.Minute)})
+	for _, step := range []struct {
+		name  string
+		at    time.Time // zero: Continue
+		shown bool
+	}{
+		{"a minute into the run", expiryDay.Add(time.Minute), true},
+		{"when the hold ends", expiryDay.Add(10 * time.Minute), false},
+		{"an hour into the run", expiryDay.Add(time.Hour), false},
+		{"Continue, by the newest turn's time, which the run's untimed turns never moved", time.Time{}, true},
+	} {
+		r, err := m.ContinueAt(context.Background(), step.at)
+		require.NoError(t, err, step.name)
+		checkAgent(t, m, r, true)
+		assert.Equal(t, step.shown, strings.Contains(strings.Join(flat(r), "\n"), "212 EUR"), step.name)
+	}
+}

@@ -79,9 +79,15 @@
 //
 // A turn may expire (Turn.Expires: a one-time code, a price or a hold a
 // tool reported, a file shared for the week). Each call judges expiry by
-// its clock: the time ComposeAt gives, or the newest turn's time if that
-// is later or the call gives none; a memory that knows no time expires
-// nothing. From its expiry on, a turn's words reach no context: not the
+// its clock: the time ComposeAt or ContinueAt gives, or the newest turn's
+// time if that is later or the call gives none; a memory that knows no
+// time expires nothing. An agent whose turns carry no time of their own
+// composes each step with ContinueAt and the time, so that its clock
+// moves with the run (the adapters stamp each turn with the time it came).
+// A turn appended between calls is shown as the last call's clock has it,
+// which a save keeps, so a copy restored from a save or a store composes
+// its next call exactly as the original would. From its expiry on, a
+// turn's words reach no context: not the
 // memory block, a recall or the native turns, where the turn keeps its
 // place and role but says "[expired]" (an expired tool result stays a
 // result of its call, which keeps its arguments, so the pair stays valid
