@@ -248,17 +248,10 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 	return s
 }
 
-// release drops one stretch's hold on a slot; the last one out removes the
-// text from the index entirely.
-func (ix *index) release(s int32, user int32) {
-	if ix.unhold(s, user) {
-		ix.sweep([]int32{s})
-	}
-}
-
 // unhold drops one stretch's hold on slot s and reports whether it was the
 // last: the slot then holds no text, but its postings stay, and it is not
-// reused, until sweep removes them.
+// reused, until sweep removes them; the last one out of a slot thus
+// removes its text from the index entirely.
 func (ix *index) unhold(s int32, user int32) bool {
 	sl := &ix.slots[s]
 	ix.dropUser(s, user)
