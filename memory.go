@@ -83,7 +83,8 @@
 // time if that is later or the call gives none; a memory that knows no
 // time expires nothing. An agent whose turns carry no time of their own
 // composes each step with ContinueAt and the time, so that its clock
-// moves with the run (the adapters stamp each turn with the time it came).
+// moves with the run (the langchaingo, adk and Eino adapters judge each
+// call by the time it is made or its turns came).
 // A turn appended between calls is shown as the last call's clock has it,
 // which a save keeps, so a copy restored from a save or a store composes
 // its next call exactly as the original would. From its expiry on, a
