@@ -13,12 +13,14 @@
 //	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
 //	go run ./eval -only multilingual -share 0.2    # languages beside their English twins
 //	go run ./eval -only attacks                    # poisoned tool text, and benign tool use
-//	go run ./eval -only window                     # a history ten times as long
+//	go run ./eval -only window                     # histories ten times as long
 //
 // The sections are recall, temporal, replay, live, loco, window, policies,
 // external, speed, multilingual and attacks; eval/README.md says what each
-// measures. All but window run by default; window plays a history ten
-// times LoCoMo's length, a minute of its own, and runs with -only window. The
+// measures. All but window run by default; window plays histories ten
+// times LoCoMo's length, a minute of its own, and runs with -only window
+// (with -assistant FILE, or testdata/assistant.json when it exists, it
+// chains that set's conversations too). The
 // multilingual section reads its own set (testdata/multilingual.json, or
 // -multilingual FILE), and the attacks section its own suite
 // (testdata/attacks.json, or -attacks FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
@@ -74,6 +76,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	multilingual := fs.String("multilingual", "", "the multilingual set (default: "+multilingualPath+")")
 	share := fs.Float64("share", defaultShare, "multilingual section: the budget as a share of each conversation's length")
 	attacks := fs.String("attacks", "", "the attack suite (default: "+attacksPath+")")
+	assistant := fs.String("assistant", "", "window section: an assistant-shaped set chained beside the run's (default: "+assistantPath+" when it exists)")
 	showProgress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal (one line per section)")
 	out := addOutFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -113,11 +116,20 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	prog := newProgress(stderr, *showProgress)
 	defer prog.end()
-	res, err := measure(ds, *budget, sections, prog)
+	shapes, err := chainShapes(ds, *locomo == "", *assistant, sections)
+	if err != nil {
+		return err
+	}
+	res, err := measure(ds, *budget, sections, shapes, prog)
 	if err != nil {
 		return err
 	}
 	svgDir, data := picturesDir(fs, *svg, *locomo), []string{path}
+	for _, sh := range shapes {
+		if sh.ds != ds {
+			data = append(data, sh.ds.Source)
+		}
+	}
 	if out.dir != "" {
 		if svgDir, err = out.staging(); err != nil {
 			return err
@@ -244,8 +256,8 @@ type dataInfo struct {
 	NoEvidence    int      `json:"questions_without_evidence"`
 }
 
-// measure runs the chosen sections on ds.
-func measure(ds *dataset, budget int, sections map[string]bool, prog *progress) (*results, error) {
+// measure runs the chosen sections on ds; window chains shapes.
+func measure(ds *dataset, budget int, sections map[string]bool, shapes []shape, prog *progress) (*results, error) {
 	res := &results{Budget: budget, Data: dataInfo{
 		Source: ds.Source, Conversations: len(ds.Convs),
 		BadEvidence: ds.BadEvidence, NoEvidence: ds.NoEvidence,
@@ -280,7 +292,7 @@ func measure(ds *dataset, budget int, sections map[string]bool, prog *progress) 
 			return err
 		}},
 		{"window", func() (err error) {
-			res.Window, err = measureWindow(budget, lat, prog)
+			res.Window, err = measureWindow(shapes, lat, prog)
 			return err
 		}},
 		{"policies", func() (err error) {
