@@ -175,11 +175,13 @@ func longHistories(shapes []shape, hard bool) ([]*longHistory, error) {
 // shapeName names a data set by its file.
 func shapeName(ds *dataset) string { return filepath.Base(ds.Source) }
 
-// historyRun is one play of a long history: by m, at a budget.
+// historyRun is one play of a long history: by m, at a budget, with a
+// share of its calls after a pause.
 type historyRun struct {
 	h      *longHistory
 	m      method
 	budget int
+	share  float64
 }
 
 // windowRow is one method at one budget along a long history.
@@ -294,11 +296,12 @@ func (h windowHistory) rowsOf(name string) []windowRow {
 // assistantPath is where an assistant-shaped set is looked for.
 const assistantPath = "testdata/assistant.json"
 
-// chainShapes are the data sets the window section chains when it runs: ds (generated says it is the synthetic set), and the
+// chainShapes are the data sets the window and bill sections chain when
+// either runs: ds (generated says it is the synthetic set), and the
 // assistant-shaped set at path, or at assistantPath when path is empty and
 // the file exists.
 func chainShapes(ds *dataset, generated bool, path string, sections map[string]bool) ([]shape, error) {
-	if !sections["window"] {
+	if !sections["window"] && !sections["bill"] {
 		return nil, nil
 	}
 	shapes := []shape{{name: shapeName(ds), ds: ds, generated: generated}}

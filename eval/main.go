@@ -14,13 +14,14 @@
 //	go run ./eval -only multilingual -share 0.2    # languages beside their English twins
 //	go run ./eval -only attacks                    # poisoned tool text, and benign tool use
 //	go run ./eval -only window                     # histories ten times as long
+//	go run ./eval -only bill                       # their bill when users pause, beside compaction
 //
-// The sections are recall, temporal, replay, live, loco, window, policies,
-// external, speed, multilingual and attacks; eval/README.md says what each
-// measures. All but window run by default; window plays histories ten
-// times LoCoMo's length, a minute of its own, and runs with -only window
-// (with -assistant FILE, or testdata/assistant.json when it exists, it
-// chains that set's conversations too). The
+// The sections are recall, temporal, replay, live, loco, window, bill,
+// policies, external, speed, multilingual and attacks; eval/README.md says
+// what each measures. All but window and bill run by default; they play
+// histories ten times LoCoMo's length, minutes of their own, and run with
+// -only (with -assistant FILE, or testdata/assistant.json when it exists,
+// they chain that set's conversations too). The
 // multilingual section reads its own set (testdata/multilingual.json, or
 // -multilingual FILE), and the attacks section its own suite
 // (testdata/attacks.json, or -attacks FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
@@ -54,7 +55,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "policies", "external", "speed", "multilingual", "attacks"}
+var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "bill", "policies", "external", "speed", "multilingual", "attacks"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -76,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	multilingual := fs.String("multilingual", "", "the multilingual set (default: "+multilingualPath+")")
 	share := fs.Float64("share", defaultShare, "multilingual section: the budget as a share of each conversation's length")
 	attacks := fs.String("attacks", "", "the attack suite (default: "+attacksPath+")")
-	assistant := fs.String("assistant", "", "window section: an assistant-shaped set chained beside the run's (default: "+assistantPath+" when it exists)")
+	assistant := fs.String("assistant", "", "window and bill sections: an assistant-shaped set chained beside the run's (default: "+assistantPath+" when it exists)")
 	showProgress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal (one line per section)")
 	out := addOutFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -182,7 +183,7 @@ func chooseSections(only string) (map[string]bool, error) {
 	chosen := map[string]bool{}
 	if only == "" {
 		for _, s := range sectionNames {
-			chosen[s] = s != "window" // a minute of its own: run with -only window
+			chosen[s] = s != "window" && s != "bill" // minutes of their own: run with -only
 		}
 		return chosen, nil
 	}
@@ -235,6 +236,7 @@ type results struct {
 	Live     *liveResult     `json:"live,omitempty"`
 	LOCO     *locoResult     `json:"leave_one_out,omitempty"`
 	Window   *windowResult   `json:"window,omitempty"`
+	Bill     *billResult     `json:"bill,omitempty"`
 	Policies *policyResult   `json:"policies,omitempty"`
 	External *externalResult `json:"external,omitempty"`
 	Speed    *speedResult    `json:"speed,omitempty"`
@@ -256,7 +258,7 @@ type dataInfo struct {
 	NoEvidence    int      `json:"questions_without_evidence"`
 }
 
-// measure runs the chosen sections on ds; window chains shapes.
+// measure runs the chosen sections on ds; window and bill chain shapes.
 func measure(ds *dataset, budget int, sections map[string]bool, shapes []shape, prog *progress) (*results, error) {
 	res := &results{Budget: budget, Data: dataInfo{
 		Source: ds.Source, Conversations: len(ds.Convs),
@@ -293,6 +295,10 @@ func measure(ds *dataset, budget int, sections map[string]bool, shapes []shape, 
 		}},
 		{"window", func() (err error) {
 			res.Window, err = measureWindow(shapes, lat, prog)
+			return err
+		}},
+		{"bill", func() (err error) {
+			res.Bill, err = measureBill(shapes, budget, lat, prog)
 			return err
 		}},
 		{"policies", func() (err error) {
