@@ -240,15 +240,15 @@ func measureWindow(shapes []shape, lat *latencies, prog *progress) (*windowResul
 		return nil, err
 	}
 	res := &windowResult{}
-	for i, r := range runs {
-		if r.m.name == fullHistory.name {
+	for j, r := range runs {
+		if j == 0 || runs[j-1].h != r.h {
 			h := r.h
 			res.Histories = append(res.Histories, windowHistory{Name: h.name, HardCase: h.hard, Conversations: len(h.starts),
-				Turns: len(h.conv.Turns), Chars: conversationChars(h.conv), Questions: len(h.conv.Questions), Full: rows[i]})
-			continue
+				Turns: len(h.conv.Turns), Chars: conversationChars(h.conv), Questions: len(h.conv.Questions), Full: rows[j]})
+			continue // each history's runs start with full history's
 		}
 		last := &res.Histories[len(res.Histories)-1]
-		last.Rows = append(last.Rows, rows[i])
+		last.Rows = append(last.Rows, rows[j])
 	}
 	return res, nil
 }
@@ -259,9 +259,9 @@ func writeWindow(b *strings.Builder, r *windowResult) {
 	b.WriteString("Evidence recall over categories 1–4, and effective tokens per call, chat and questions together, on a cache that starts cold each session. ")
 	b.WriteString("The realistic chain is of conversations whose people and subjects differ; the hard case chains conversations that all plant the same kinds of fact, so a question's words point at every one of them.\n")
 	for _, h := range r.Histories {
-		fmt.Fprintf(b, "\n### %s\n\n%d conversations, %s turns, %s characters (about %s tokens), %s questions. Full history: recall 1.000, %s effective tokens a call, its largest context %s tokens.\n\n",
+		fmt.Fprintf(b, "\n### %s\n\n%d conversations, %s turns, %s characters (about %s tokens), %s questions. Full history: recall %.3f, %s effective tokens a call, its largest context %s tokens.\n\n",
 			h.Name, h.Conversations, thousands(float64(h.Turns)), thousands(float64(h.Chars)), thousands(float64(h.Chars)/4),
-			thousands(float64(h.Questions)), thousands(h.Full.EffectiveTokens), thousands(float64(h.Full.MaxContextChars)/4))
+			thousands(float64(h.Questions)), h.Full.Recall14, thousands(h.Full.EffectiveTokens), thousands(float64(h.Full.MaxContextChars)/4))
 		b.WriteString("| method |")
 		for _, what := range []string{"recall 1–4", "tokens/call"} {
 			for _, budget := range windowBudgets {
