@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -293,47 +292,13 @@ func (h windowHistory) rowsOf(name string) []windowRow {
 	return out
 }
 
-// assistantPath is where an assistant-shaped set is looked for.
-const assistantPath = "testdata/assistant.json"
-
-// chainShapes are the data sets the window and bill sections chain when
-// either runs: ds (generated says it is the synthetic set), and the
-// assistant-shaped set at path, or at assistantPath when path is empty and
-// the file exists.
-func chainShapes(ds *dataset, generated bool, path string, sections map[string]bool) ([]shape, error) {
-	if !sections["window"] && !sections["bill"] {
-		return nil, nil
-	}
+// chainShapes are the data sets the window and bill sections chain: ds
+// (generated says it is the synthetic set), and beside it asst, the
+// assistant-shaped set, unless that is ds itself.
+func chainShapes(ds *dataset, generated bool, asst *dataset) []shape {
 	shapes := []shape{{name: shapeName(ds), ds: ds, generated: generated}}
-	if path == "" {
-		root, err := moduleRoot()
-		if err != nil {
-			return shapes, nil
-		}
-		if path = filepath.Join(root, assistantPath); !isFile(path) {
-			return shapes, nil
-		}
+	if asst != ds {
+		shapes = append(shapes, shape{name: shapeName(asst), ds: asst})
 	}
-	if absolute(path) == absolute(ds.Source) {
-		return shapes, nil
-	}
-	other, err := loadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("-assistant: %w", err)
-	}
-	return append(shapes, shape{name: shapeName(other), ds: other}), nil
-}
-
-// isFile reports whether path names a file that can be read.
-func isFile(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular()
-}
-
-// absolute is path made absolute, or path when it cannot be.
-func absolute(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return path
+	return shapes
 }

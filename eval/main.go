@@ -15,16 +15,20 @@
 //	go run ./eval -only attacks                    # poisoned tool text, and benign tool use
 //	go run ./eval -only window                     # histories ten times as long
 //	go run ./eval -only bill                       # their bill when users pause, beside compaction
+//	go run ./eval -only shapes                     # short turns beside long user–assistant conversations
+//	go run ./eval -gen-assistant testdata/assistant.json # regenerate the assistant-shaped data
 //
 // The sections are recall, temporal, replay, live, loco, window, bill,
-// policies, external, speed, multilingual and attacks; eval/README.md says
-// what each measures. All but window and bill run by default; they play
-// histories ten times LoCoMo's length, minutes of their own, and run with
-// -only (with -assistant FILE, or testdata/assistant.json when it exists,
-// they chain that set's conversations too). The
+// policies, external, speed, multilingual, attacks and shapes;
+// eval/README.md says what each measures. All but window and bill run by
+// default; they play histories ten times LoCoMo's length, minutes of their
+// own, and run with -only. The
 // multilingual section reads its own set (testdata/multilingual.json, or
 // -multilingual FILE), and the attacks section its own suite
-// (testdata/attacks.json, or -attacks FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
+// (testdata/attacks.json, or -attacks FILE); the shapes section measures
+// the run's data beside the assistant-shaped set (testdata/assistant.json,
+// or -assistant FILE), and the window and bill sections chain that set's
+// conversations beside the run's. Tables go to stdout as Markdown, or as one
 // JSON object with -json. Progress goes to stderr when it is a terminal, one
 // line a section rewritten in place (-progress: one line a section
 // elsewhere too). The pictures are SVG plots
@@ -55,7 +59,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "bill", "policies", "external", "speed", "multilingual", "attacks"}
+var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "bill", "policies", "external", "speed", "multilingual", "attacks", "shapes"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -73,11 +77,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of Markdown tables")
 	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
 	gen := fs.String("gen", "", "write the synthetic data to this file and exit")
+	assistant := fs.String("assistant", "", "shapes, window and bill sections: the assistant-shaped set (default: "+assistantPath+")")
+	genAssistant := fs.String("gen-assistant", "", "write the assistant-shaped data to this file and exit")
 	svg := fs.String("svg", "", "write the pictures as SVG files into this folder (default: "+plotsPath+" for the synthetic data, none for -locomo; -svg= for none)")
 	multilingual := fs.String("multilingual", "", "the multilingual set (default: "+multilingualPath+")")
 	share := fs.Float64("share", defaultShare, "multilingual section: the budget as a share of each conversation's length")
 	attacks := fs.String("attacks", "", "the attack suite (default: "+attacksPath+")")
-	assistant := fs.String("assistant", "", "window and bill sections: an assistant-shaped set chained beside the run's (default: "+assistantPath+" when it exists)")
 	showProgress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal (one line per section)")
 	out := addOutFlags(fs)
 	if err := fs.Parse(args); err != nil {
@@ -94,6 +99,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if *gen != "" {
 		return writeSynthetic(*gen)
+	}
+	if *genAssistant != "" {
+		return writeAssistant(*genAssistant)
 	}
 	if *budget <= 0 {
 		return fmt.Errorf("-budget must be positive, got %d", *budget)
@@ -117,20 +125,22 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	prog := newProgress(stderr, *showProgress)
 	defer prog.end()
-	shapes, err := chainShapes(ds, *locomo == "", *assistant, sections)
-	if err != nil {
-		return err
+	// The assistant-shaped set is read once, when the first section that
+	// needs it runs, so a run that chains no history holds it only for the
+	// shapes section.
+	var asst *dataset
+	var chains []shape
+	if sections["window"] || sections["bill"] {
+		if asst, err = loadAssistant(ds, *assistant); err != nil {
+			return err
+		}
+		chains = chainShapes(ds, *locomo == "", asst)
 	}
-	res, err := measure(ds, *budget, sections, shapes, prog)
+	res, err := measure(ds, *budget, sections, chains, prog)
 	if err != nil {
 		return err
 	}
 	svgDir, data := picturesDir(fs, *svg, *locomo), []string{path}
-	for _, sh := range shapes {
-		if sh.ds != ds {
-			data = append(data, sh.ds.Source)
-		}
-	}
 	if out.dir != "" {
 		if svgDir, err = out.staging(); err != nil {
 			return err
@@ -161,6 +171,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("attacks: %w", err)
 		}
 		data = append(data, *attacks)
+	}
+	if sections["shapes"] {
+		if asst == nil {
+			if asst, err = loadAssistant(ds, *assistant); err != nil {
+				return err
+			}
+		}
+		if res.Shapes, err = measureShapes([]*dataset{ds, asst}, prog); err != nil {
+			return fmt.Errorf("shapes: %w", err)
+		}
+	}
+	if asst != nil && asst != ds {
+		data = append(data, asst.Source)
 	}
 	if res.Speed != nil {
 		res.Speed.Seconds = time.Since(start).Seconds()
@@ -244,6 +267,8 @@ type results struct {
 	Multilingual *multilingualResult `json:"multilingual,omitempty"`
 	// Attacks runs the attack suite, and benign tool use on the data.
 	Attacks *attackResult `json:"attacks,omitempty"`
+	// Shapes measures the run's data beside the assistant-shaped set.
+	Shapes *shapesResult `json:"shapes,omitempty"`
 	// Claims sets the reference's published numbers beside this run's.
 	Claims []claim `json:"reference_claims,omitempty"`
 }

@@ -221,3 +221,37 @@ func TestWindowAndBillRunOnASmallFileOfEachShape(t *testing.T) {
 
 	assert.Error(t, run([]string{"-locomo", path, "-assistant", other + ".missing", "-only", "bill"}, &bytes.Buffer{}, &bytes.Buffer{}))
 }
+
+func TestOneAssistantSetServesTheShapesWindowAndBillSections(t *testing.T) {
+	path := tinyPath(t)
+	other := filepath.Join(t.TempDir(), "other.json")
+	require.NoError(t, os.WriteFile(other, []byte(tinyFile), 0o644))
+	for _, tc := range []struct {
+		name      string
+		assistant string
+		chains    []string
+	}{
+		{"another file is measured and chained beside the run's", other,
+			[]string{"tiny.json, its conversations chained", "other.json, its conversations chained"}},
+		{"the run's own file is chained once", path, []string{"tiny.json, its conversations chained"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			args := []string{"-locomo", path, "-assistant", tc.assistant, "-only", "shapes,window,bill", "-budget", "50", "-json"}
+			require.NoError(t, run(args, &out, &bytes.Buffer{}))
+			var got results
+			require.NoError(t, json.Unmarshal(out.Bytes(), &got))
+			require.Len(t, got.Shapes.Sets, 2)
+			assert.Equal(t, tc.assistant, got.Shapes.Sets[1].Source, "the shapes section measures -assistant's set beside the run's")
+			var window, bill []string
+			for _, h := range got.Window.Histories {
+				window = append(window, h.Name)
+			}
+			for _, h := range got.Bill.Histories {
+				bill = append(bill, h.Name)
+			}
+			assert.Equal(t, tc.chains, window)
+			assert.Equal(t, tc.chains, bill)
+		})
+	}
+}
