@@ -139,7 +139,7 @@ func (m *state) holdsBest(rk *ranking, q quote, want []int) bool {
 	}
 	worth := func(k int) float64 {
 		s := m.stretchOf(k)
-		return rk.value(s, rk.score(s), m.sizeBefore(s, m.sel.upto))
+		return rk.value(s, rk.score(s), m.sel.upto)
 	}
 	bar := worth(want[0]) / 3
 	for i, k := range want {

@@ -339,7 +339,7 @@ func (rk *ranking) order() func(yield func(int) bool) {
 	return func(yield func(int) bool) {
 		h := append(m.heap[:0], rk.hits...)
 		for i := range h {
-			h[i].v = rk.value(h[i].s, h[i].v, m.str[h[i].s].size)
+			h[i].v = rk.value(h[i].s, h[i].v, len(m.turns))
 		}
 		for i := len(h)/2 - 1; i >= 0; i-- {
 			siftDown(h, i)
@@ -478,6 +478,7 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, pick
 type picker struct {
 	rk       *ranking
 	q        *query
+	upto     int // the turn a fill's stretches are cut at
 	lim      int // closed stretches [0, lim) end by upto and are the index's candidates
 	special  hit // the one stretch outside the index that may be taken: the open one, or the one upto cuts
 	spSize   int // its size, cut at upto
@@ -505,7 +506,7 @@ const (
 
 func (rk *ranking) newFill(upto int, positive bool) *picker {
 	m := rk.m
-	f := &picker{rk: rk, q: rk.q, k: rk.m.tune.firstK, positive: positive, stream: m.stream[:0]}
+	f := &picker{rk: rk, q: rk.q, upto: upto, k: rk.m.tune.firstK, positive: positive, stream: m.stream[:0]}
 	if positive {
 		f.k = rk.m.tune.judged
 	}
@@ -1168,15 +1169,18 @@ func (m *state) value(v float64, size int) float64 {
 	return v / float64(max(size, m.opt.Chunk))
 }
 
-// value is state.value for stretch s of the ranking. A question about
-// what the assistant said looks for it in the assistant's answers, so
-// one of them does not pay for its length.
-func (rk *ranking) value(s int, v float64, size int) float64 {
+// value is state.value for stretch s of the ranking, cut at turn upto,
+// sized by the characters of its turns: what was said, not byheart's
+// framing of it, so a stretch of tool results, whose frames name their
+// source, is not worth less than the same words said. A question about
+// what the assistant said looks for it in the assistant's answers, so one
+// of them does not pay for its length.
+func (rk *ranking) value(s int, v float64, upto int) float64 {
 	m := rk.m
 	if rk.theirs && m.longTurn(s) && m.turns[m.str[s].start].Role() == Assistant {
-		size = m.opt.Chunk
+		return m.value(v, m.opt.Chunk)
 	}
-	return m.value(v, size)
+	return m.value(v, m.runes(m.str[s].start, min(m.stretchEnd(s), upto)))
 }
 
 // byValue hands out a picker's stretches by value (see state.value)
@@ -1208,13 +1212,13 @@ func (o *byValue) next(room int) (hit, int, bool) {
 		if o.done {
 			return hit{}, 0, false
 		}
-		h, size, ok := o.f.next(room)
+		h, _, ok := o.f.next(room)
 		if !ok {
 			o.done = true
 			continue
 		}
 		o.bound = m.value(max(h.v, 0), 0)
-		o.pend = append(o.pend, hit{h.s, o.f.rk.value(h.s, h.v, size)})
+		o.pend = append(o.pend, hit{h.s, o.f.rk.value(h.s, h.v, o.f.upto)})
 		for i := len(o.pend) - 1; i > 0; {
 			p := (i - 1) / 2
 			if !o.pend[i].before(o.pend[p]) {

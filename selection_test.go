@@ -541,7 +541,7 @@ func referenceOrder(m *Memory, scores []float64, upto int) []int {
 		switch {
 		case m.str[s].start >= upto:
 		case v > 0:
-			hits = append(hits, hit{s, m.rk.value(s, v, referenceSize(m, s, upto))})
+			hits = append(hits, hit{s, m.rk.value(s, v, upto)})
 		default:
 			rest = append(rest, s)
 		}
