@@ -46,6 +46,18 @@ func newStore(t testing.TB) store.Store {
 
 func openSchema(t testing.TB) *Store {
 	t.Helper()
+	st, err := Open(context.Background(), schemaURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// schemaURL makes a schema of its own, dropped when the test ends, and
+// returns the server's URL with it as the search path.
+func schemaURL(t testing.TB) string {
+	t.Helper()
 	base := serverURL(t)
 	ctx := context.Background()
 	admin, err := sql.Open("pgx", base)
@@ -72,12 +84,7 @@ func openSchema(t testing.TB) *Store {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	st, err := Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return u.String()
 }
 
 func TestConformance(t *testing.T) {
@@ -210,4 +217,28 @@ func TestEveryErasureLeavesNoRowHoldingTheText(t *testing.T) {
 	if i := bytes.Index(tableFiles(t), []byte(secret)); i >= 0 {
 		t.Errorf("after Purge the erased text is still in the table files, at byte %d", i)
 	}
+}
+
+// A table written before turns could be marked standing has no standing
+// column: Open adds it, the old turns read as left to byheart, and new
+// turns keep their marks.
+func TestATableFromBeforeStandingTurnsGainsTheColumnOnOpen(t *testing.T) {
+	ctx := context.Background()
+	u := schemaURL(t)
+	st, err := Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := storetest.BeforeMarks(t, st, scope)
+	if _, err := st.DB().ExecContext(ctx, "ALTER TABLE byheart_turns DROP COLUMN standing"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for range 2 { // and opening again finds it there
+		if st, err = Open(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+	}
+	storetest.AfterMarks(t, st, scope, saved)
 }

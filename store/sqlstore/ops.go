@@ -143,6 +143,12 @@ func (s *Store) readRows(ctx context.Context, conn *sql.Conn, scope store.Scope,
 		seq := c.From + len(c.Turns)
 		turn := byheart.Turn{Role: byheart.Role(role), Text: text, Redacted: flags&flagRedacted != 0, Tool: tool, CallID: callID,
 			Source: byheart.Source{Name: source, Authenticated: flags&flagAuthenticated != 0}}
+		switch {
+		case flags&flagStandingYes != 0:
+			turn.Standing = byheart.StandingYes
+		case flags&flagStandingNo != 0:
+			turn.Standing = byheart.StandingNo
+		}
 		if turn.Time, err = store.ParseTime(when); err != nil {
 			return fmt.Errorf("%w: turn %d: %w", byheart.ErrFormat, seq, err)
 		}
@@ -368,6 +374,7 @@ func digest(c byheart.Changes) []byte {
 		field(t.CallID)
 		field(t.Source.Name)
 		field(strconv.FormatBool(t.Source.Authenticated))
+		field(strconv.Itoa(int(t.Standing)))
 	}
 	return h.Sum(nil)
 }
@@ -411,13 +418,14 @@ func (s *Store) append(ctx context.Context, t *tx, scope store.Scope, c byheart.
 					return err
 				}
 			}
-			text, source := []byte(turn.Text), []byte(turn.Source.Name)
+			text, source, standing := []byte(turn.Text), []byte(turn.Source.Name), int(turn.Standing)
 			if turn.Redacted {
-				text, source = []byte{}, []byte{}
+				text, source, standing = []byte{}, []byte{}, 0
 			}
 			args = append(args, scope.Tenant, scope.User, scope.Conversation,
 				seq, string(turn.Role), text, when, flag(turn.Redacted), turn.Tool, turn.CallID, source,
-				flag(turn.Source.Authenticated && !turn.Redacted), flag(slices.Contains(c.Bounds, seq)), expires, now.UnixMicro())
+				flag(turn.Source.Authenticated && !turn.Redacted), flag(slices.Contains(c.Bounds, seq)), expires, standing,
+				now.UnixMicro())
 		}
 		if _, err := t.conn.ExecContext(ctx, s.q.addTurns(hi-lo), args...); err != nil {
 			return err

@@ -34,6 +34,7 @@ func Run(t *testing.T, open Opener) {
 		{"AuditRecordsEveryChangeWithoutText", auditRecordsEveryChange},
 		{"CacheServesAWarmCopyCaughtUp", cacheServesWarmCopy},
 		{"ExpiryIsKeptInTheRowsAndTheAuditShowsIt", expiryIsKeptAndAudited},
+		{"StandingMarksAreKeptInTheRows", standingMarksAreKept},
 		{"TimesComeBackExactlyAsToJSONWritesThem", timesComeBackExactly},
 		{"EveryWayOfRedactingErasesFromTheStore", everyErasurePersists},
 		{"RedoneSaveLandsOnce", redoneSaveLandsOnce},
