@@ -221,6 +221,33 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
+// BenchmarkRecognizeStanding reads a user's turn of the benchmark chat's
+// words, of growing length, for a standing instruction, which its last
+// sentence holds: the time per byte stays the same as the text grows (the
+// work per sentence is bounded), and nothing is allocated.
+func BenchmarkRecognizeStanding(b *testing.B) {
+	for _, size := range []int{300, 3_000, 30_000} {
+		var text strings.Builder
+		for _, t := range chat(7, size/20) {
+			if text.Len() >= size {
+				break
+			}
+			text.WriteString(t.Text)
+			text.WriteString(" ")
+		}
+		text.WriteString("From now on, always answer in French.")
+		b.Run(fmt.Sprintf("bytes=%d", size), func(b *testing.B) {
+			b.SetBytes(int64(text.Len()))
+			b.ReportAllocs()
+			for range b.N {
+				if !recognizeStanding(text.String()) {
+					b.Fatal("the instruction was not recognized")
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkColdStart is a stateless server's first call: FromJSON of a
 // LoCoMo-sized memory (600 turns, about 80,000 characters) and the first
 // Compose.
@@ -323,6 +350,12 @@ func loadLoCoMo() ([]locomoConv, string, error) {
 	if err != nil {
 		return nil, path, err
 	}
+	return locomoConvs(ds), path, nil
+}
+
+// locomoConvs are the conversations of a file of LoCoMo's shape as the
+// benchmarks use them.
+func locomoConvs(ds *locomo.Dataset) []locomoConv {
 	var out []locomoConv
 	for _, c := range ds.Convs {
 		var lc locomoConv
@@ -338,7 +371,7 @@ func loadLoCoMo() ([]locomoConv, string, error) {
 		}
 		out = append(out, lc)
 	}
-	return out, path, nil
+	return out
 }
 
 // BenchmarkLoCoMo runs on the LoCoMo dev conversations when the file is

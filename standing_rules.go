@@ -121,13 +121,16 @@ func (s *sentence) mark() *sentenceMarks {
 	s.marked, s.marks = true, sentenceMarks{}
 	var counts [nLangs]int
 	for i := range s.nWords {
-		w := s.word(i)
-		for l, ev := 0, evidence[string(w)]; ev != 0; l, ev = l+1, ev>>1 {
+		e := s.words[i].lex
+		if e == nil {
+			continue
+		}
+		for l, ev := 0, e.langs; ev != 0; l, ev = l+1, ev>>1 {
 			if ev&1 != 0 {
 				counts[l]++
 			}
 		}
-		for _, p := range phrases[string(w)] {
+		for _, p := range e.phrases {
 			if p.kind >= kindLasting && p.matches(s, i) {
 				s.marks.kinds[p.kind] |= 1 << p.lang
 			}
@@ -154,7 +157,7 @@ func (s *sentence) spacedStands() bool {
 			return true
 		}
 		n := 0
-		for _, p := range phrases[string(s.word(i))] {
+		for _, p := range s.phrasesAt(i) {
 			if p.kind == kindOpener && p.matches(s, i) {
 				n = max(n, p.end(i)-i)
 			}
@@ -175,7 +178,7 @@ func (s *sentence) spacedStands() bool {
 // word i.
 func (s *sentence) standsAt(i int) bool {
 	m := s.mark()
-	for _, p := range phrases[string(s.word(i))] {
+	for _, p := range s.phrasesAt(i) {
 		if m.in(p.lang) && p.matches(s, i) && s.holds(p, i) {
 			return true
 		}
@@ -184,7 +187,22 @@ func (s *sentence) standsAt(i int) bool {
 		return false
 	}
 	for l := range uint8(nLangs) {
-		if m.in(l) && (m.has(l, kindLasting) || spaced[l].postVerb && m.has(l, kindAlways)) && s.imperative(l, i) {
+		if m.in(l) && (m.has(l, kindLasting) || spaced[l].postVerb && s.alwaysAfter(l, i)) && s.imperative(l, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// alwaysAfter reports whether "always" or "never" follows word i closely,
+// in its clause ("Responde siempre…", "Verwende in meinem Code niemals…"),
+// as it follows an imperative it qualifies; further on, or past a comma,
+// it qualifies something else ("Dos veces al mes, casi siempre en tren").
+func (s *sentence) alwaysAfter(l uint8, i int) bool {
+	for k := i + 1; k <= i+4 && k < s.nWords && !s.words[k-1].comma; k++ {
+		if slices.ContainsFunc(s.phrasesAt(k), func(p *phrase) bool {
+			return p.kind == kindAlways && p.lang == l && p.matches(s, k)
+		}) {
 			return true
 		}
 	}
@@ -209,7 +227,7 @@ func (s *sentence) holds(p *phrase, i int) bool {
 	case kindNeg:
 		return s.negated(l, j)
 	case kindPref:
-		return !wordIs(s.word(j), wordNotPref, l) && !m.has(l, kindOneOff) && !(l == russian && singular(s.word(j)))
+		return !s.is(j, wordNotPref, l) && !m.has(l, kindOneOff) && !(l == russian && singular(s.word(j)))
 	case kindPrefIf:
 		return m.has(l, kindRather) && !m.has(l, kindOneOff)
 	case kindStop:
@@ -235,7 +253,7 @@ func singular(w []byte) bool {
 // "I want…" and the like.
 func (s *sentence) directive(l uint8, j int) bool {
 	for range 3 {
-		for _, p := range phrases[string(s.word(j))] {
+		for _, p := range s.phrasesAt(j) {
 			if p.lang != l || !p.matches(s, j) {
 				continue
 			}
@@ -251,7 +269,7 @@ func (s *sentence) directive(l uint8, j int) bool {
 		if s.imperative(l, j) {
 			return true
 		}
-		if !wordIs(s.word(j), wordSkip, l) { // "just", "also"
+		if !s.is(j, wordSkip, l) { // "just", "also"
 			return false
 		}
 		j++
@@ -269,10 +287,9 @@ func (s *sentence) directive(l uint8, j int) bool {
 func (s *sentence) condition(l uint8, j int) bool {
 	asked, you, mine := false, false, false
 	for k := j; k < s.nWords && k < j+16; k++ {
-		w := s.word(k)
-		asked = asked || wordIs(w, wordAsk, l)
-		you = you || wordIs(w, wordYou, l)
-		mine = mine || wordIs(w, wordMine, l)
+		asked = asked || s.is(k, wordAsk, l)
+		you = you || s.is(k, wordYou, l)
+		mine = mine || s.is(k, wordMine, l)
 		if !s.words[k].comma {
 			continue
 		}
@@ -281,7 +298,7 @@ func (s *sentence) condition(l uint8, j int) bool {
 		if asked && (mine || spaced[l].proDrop) || you && mine {
 			return s.directive(l, k+1)
 		}
-		return you && slices.ContainsFunc(phrases[string(s.word(k+1))], func(p *phrase) bool {
+		return you && slices.ContainsFunc(s.phrasesAt(k+1), func(p *phrase) bool {
 			return p.kind == kindAdverb && p.lang == l && p.matches(s, k+1) && s.afterAdverb(l, p.end(k+1))
 		})
 	}
@@ -295,8 +312,8 @@ func (s *sentence) condition(l uint8, j int) bool {
 func (s *sentence) aboutUser(l uint8, j int) bool {
 	for k := j; k < s.nWords; k++ {
 		w := s.word(k)
-		if wordIs(w, wordMine, l) || spaced[l].proDrop && len(w) >= 3 &&
-			endsWith(w, "o") && !wordIs(w, wordNonImp, l) {
+		if s.is(k, wordMine, l) || spaced[l].proDrop && len(w) >= 3 &&
+			endsWith(w, "o") && !s.is(k, wordNonImp, l) {
 			return true
 		}
 	}
@@ -308,10 +325,10 @@ func (s *sentence) aboutUser(l uint8, j int) bool {
 // infinitive at the end ("Immer Tabs verwenden"); or, in a sentence that
 // says please, a preposition ("Always in French, please").
 func (s *sentence) afterAdverb(l uint8, j int) bool {
-	for n := 0; n < 2 && wordIs(s.word(j), wordSkip, l); n++ {
+	for n := 0; n < 2 && s.is(j, wordSkip, l); n++ {
 		j++
 	}
-	for n := 0; n < 2 && (wordIs(s.word(j), wordYou, l) || wordIs(s.word(j), wordMine, l)); n++ {
+	for n := 0; n < 2 && (s.is(j, wordYou, l) || s.is(j, wordMine, l)); n++ {
 		j++ // "Nunca me des…": a pronoun, not an article ("Sempre la solita storia")
 	}
 	if j >= s.nWords {
@@ -320,11 +337,11 @@ func (s *sentence) afterAdverb(l uint8, j int) bool {
 	if s.imperative(l, j) {
 		return true
 	}
-	if last := s.word(s.nWords - 1); l == german && s.words[j].upper && !wordIs(s.word(j), wordNonImp, l) &&
+	if last := s.word(s.nWords - 1); l == german && s.words[j].upper && !s.is(j, wordNonImp, l) &&
 		!s.words[s.nWords-1].upper && endsWith(last, "en") {
 		return true
 	}
-	return s.mark().has(l, kindPlease) && wordIs(s.word(j), wordPrep, l)
+	return s.mark().has(l, kindPlease) && s.is(j, wordPrep, l)
 }
 
 // negated reports whether the words from j, after a negation that opens the
@@ -332,19 +349,19 @@ func (s *sentence) afterAdverb(l uint8, j int) bool {
 // makes it last ("N'utilise jamais…", "No me sugieras nunca…", "Ne jamais
 // utiliser…").
 func (s *sentence) negated(l uint8, j int) bool {
-	for n := 0; n < 3 && wordIs(s.word(j), wordClitic, l); n++ {
+	for n := 0; n < 3 && s.is(j, wordClitic, l); n++ {
 		j++
 	}
 	if s.never(l, j) {
 		return s.imperative(l, j+1)
 	}
-	return s.imperative(l, j) && (s.never(l, j+1) || s.never(l, j+2) && wordIs(s.word(j+1), wordClitic, l))
+	return s.imperative(l, j) && (s.never(l, j+1) || s.never(l, j+2) && s.is(j+1, wordClitic, l))
 }
 
 // never reports whether word j is a word that makes a negated imperative
 // last in language l.
 func (s *sentence) never(l uint8, j int) bool {
-	return slices.ContainsFunc(phrases[string(s.word(j))], func(p *phrase) bool {
+	return slices.ContainsFunc(s.phrasesAt(j), func(p *phrase) bool {
 		return p.kind == kindNever && p.lang == l && p.matches(s, j)
 	})
 }
@@ -363,7 +380,7 @@ func (s *sentence) imperative(l uint8, j int) bool {
 		return true // "dê", give, folded as the preposition "de" is
 	}
 	if len(w) < 2 || w[0] == quotedWord[0] || isDigit(w[0]) ||
-		wordIs(w, wordNonImp, l) || wordIs(s.word(j+1), wordAux, l) {
+		s.is(j, wordNonImp, l) || s.is(j+1, wordAux, l) {
 		return false
 	}
 	return s.shape(l, j, w)
@@ -411,10 +428,20 @@ const (
 	nSetKinds
 )
 
-// wordIs reports whether w is in the set k of language l.
-func wordIs(w []byte, k setKind, l uint8) bool {
-	sets, ok := words[string(w)]
-	return ok && sets[k]&(1<<l) != 0
+// is reports whether word j is in the set k of language l.
+func (s *sentence) is(j int, k setKind, l uint8) bool {
+	if j < 0 || j >= s.nWords || s.words[j].lex == nil {
+		return false
+	}
+	return s.words[j].lex.sets[k]&(1<<l) != 0
+}
+
+// phrasesAt returns the phrases word j opens.
+func (s *sentence) phrasesAt(j int) []*phrase {
+	if j < 0 || j >= s.nWords || s.words[j].lex == nil {
+		return nil
+	}
+	return s.words[j].lex.phrases
 }
 
 // endsWith reports whether w ends with any of the endings.
@@ -465,10 +492,10 @@ func germanShape(s *sentence, j int, w []byte) bool {
 		return string(next) == "sie"
 	case endsWith(w, "t"):
 		return false
-	case wordIs(next, wordSubject, german) || wordIs(s.word(j+2), wordSubject, german):
+	case s.is(j+1, wordSubject, german) || s.is(j+2, wordSubject, german):
 		return false
 	}
-	return j+1 >= s.nWords || s.words[j+1].upper || len(next) < 4 || wordIs(next, wordNonImp, german) ||
+	return j+1 >= s.nWords || s.words[j+1].upper || len(next) < 4 || s.is(j+1, wordNonImp, german) ||
 		!endsWith(next, "en", "ern", "eln")
 }
 
@@ -556,7 +583,7 @@ func russianShape(s *sentence, j int, w []byte) bool {
 		return false
 	}
 	for k := j + 1; k <= j+2; k++ {
-		if next := s.word(k); utf8.RuneCount(next) > 3 && !wordIs(next, wordNonImp, russian) &&
+		if next := s.word(k); utf8.RuneCount(next) > 3 && !s.is(k, wordNonImp, russian) &&
 			endsWith(next, russianFinite...) && !endsWith(next, russianImperative...) {
 			return false
 		}

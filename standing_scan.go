@@ -103,10 +103,11 @@ func listItem(line string) string {
 
 // sword is a word of a sentence.
 type sword struct {
-	a, b  int32 // its folded bytes, in sentence.arena
-	comma bool  // a comma, semicolon, colon or dash follows it
-	upper bool  // it was written with a capital
-	last  rune  // its last letter as written, in lower case
+	a, b  int32   // its folded bytes, in sentence.arena
+	comma bool    // a comma, semicolon, colon or dash follows it
+	upper bool    // it was written with a capital
+	last  rune    // its last letter as written, in lower case
+	lex   *lexeme // what the tables know of it; nil for a word they do not hold
 }
 
 // quotedWord stands for a quotation in a sentence's words: it matches no
@@ -260,6 +261,10 @@ func (s *sentence) quoted() {
 // take reads r, outside any quotation, followed by next.
 func (s *sentence) take(r, next rune) {
 	s.addRaw(r)
+	if r < utf8.RuneSelf {
+		s.takeASCII(byte(r), next)
+		return
+	}
 	switch {
 	case unicode.Is(unicode.Han, r):
 		s.endWord()
@@ -278,6 +283,24 @@ func (s *sentence) take(r, next rune) {
 	case r == '¿':
 		s.question = true
 	case strings.ContainsRune(",;:，；：、—–", r) || r == '-' && !s.inWord:
+		s.endWord()
+		if s.nWords > 0 {
+			s.words[s.nWords-1].comma = true
+		}
+	default:
+		s.endWord()
+	}
+}
+
+// takeASCII is take for an ASCII character, most of what is read, which
+// needs no script's tables.
+func (s *sentence) takeASCII(c byte, next rune) {
+	switch {
+	case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || isDigit(c):
+		s.letter(rune(c))
+	case c == '\'' && s.inWord && unicode.IsLetter(next):
+		s.addByte('\'')
+	case c == ',' || c == ';' || c == ':' || c == '-' && !s.inWord:
 		s.endWord()
 		if s.nWords > 0 {
 			s.words[s.nWords-1].comma = true
@@ -340,8 +363,10 @@ func (s *sentence) endWord() {
 	s.addWord(sword{a: at, b: int32(s.nArena), upper: at == int32(s.start) && unicode.IsUpper(s.first), last: s.lastRune})
 }
 
-// addWord adds w to the sentence's words; there is room.
+// addWord adds w to the sentence's words, with what the tables know of
+// it; there is room.
 func (s *sentence) addWord(w sword) {
+	w.lex = lexicon[string(s.arena[w.a:w.b])]
 	s.words[s.nWords] = w
 	s.nWords++
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/byheart/byheart/internal/locomo"
 	"os"
 	"sort"
 	"strings"
@@ -333,4 +334,57 @@ func TestStandingMarksAreRefusedBeforeAnythingIsWritten(t *testing.T) {
 	_, err = m.AppendTurn(Turn{Role: User, Text: "x", Standing: -1})
 	require.ErrorIs(t, err, ErrRole)
 	assert.Zero(t, m.Len())
+}
+
+// In conversations between friends, with no assistant to instruct, the
+// recognizer marks next to nothing: each turn it marks would be pinned in
+// every composition. The turns it marks are logged for a reader to judge.
+func TestStandingTurnsAreFewInConversationsWithoutInstructions(t *testing.T) {
+	synthetic, err := locomo.Load("testdata/synthetic.json")
+	require.NoError(t, err)
+	sets := map[string][]locomoConv{"synthetic.json": locomoConvs(synthetic)}
+	data, err := os.ReadFile("testdata/multilingual.json")
+	require.NoError(t, err)
+	var ml struct {
+		Conversations []struct {
+			Turns map[string][]string `json:"turns"`
+		} `json:"conversations"`
+	}
+	require.NoError(t, json.Unmarshal(data, &ml))
+	for _, c := range ml.Conversations {
+		for _, texts := range c.Turns {
+			var lc locomoConv
+			for i, text := range texts {
+				lc.turns = append(lc.turns, Turn{Role: roleOf(i), Text: text})
+			}
+			sets["multilingual.json"] = append(sets["multilingual.json"], lc)
+		}
+	}
+	convs, path, err := loadLoCoMo()
+	require.NoError(t, err)
+	if convs == nil {
+		t.Logf("no LoCoMo file at %s: synthetic.json alone", path)
+	} else {
+		sets["LoCoMo dev"] = convs
+	}
+	for name, convs := range sets {
+		users, marked := 0, 0
+		for _, c := range convs {
+			m := New(Options{})
+			for _, tu := range c.turns {
+				_, err := m.AppendTurn(tu)
+				require.NoError(t, err)
+				if tu.Role == User {
+					users++
+				}
+			}
+			for _, i := range m.standingTurns() {
+				tu, _ := m.Turn(i)
+				t.Logf("%s: marked %q", name, tu.Text)
+				marked++
+			}
+		}
+		t.Logf("%s: %d of %d user turns stand", name, marked, users)
+		assert.LessOrEqual(t, marked*100, users, "%s: at most one user turn in a hundred", name)
+	}
 }

@@ -85,7 +85,7 @@ var spaced = [nLangs]spacedLang{
 				she's let's isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't wouldn't shouldn't
 				hasn't haven't hadn't thanks thank sorry yes yeah yep nope ok okay hi hey hello oh wow lol hmm well sure
 				great cool nice good bad fine awesome perfect interesting weird funny true false maybe perhaps probably
-				honestly actually really basically literally back mind happy glad hard easy fun better worse best worst
+				honestly actually really basically literally almost back mind happy glad hard easy fun better worse best worst
 				thought went got said told came took gave made knew saw found felt left kept bought brought caught
 				taught ate drank ran wrote spoke became began broke chose drove fell forgot flew grew heard held lost
 				meant met paid rode sang sat slept sold sent stood understood woke won wore gone seen known taken given
@@ -148,7 +148,7 @@ var spaced = [nLangs]spacedLang{
 				darf dürfen gibt was wer wo wann warum wieso weshalb welche welcher welches nicht ja nein doch mal alle
 				alles etwas nichts viel viele mehr weniger diese dieser dieses diesen jeder jede jedes jeden egal danke
 				bitte okay ok hallo hey genau gut schön toll super leider vielleicht wahrscheinlich eigentlich wirklich
-				ganz gerade oft manchmal meistens selten wieder`,
+				ganz gerade oft manchmal meistens selten wieder fast kaum`,
 			wordAux: `ist sind war waren wird werden wurde wurden hat haben hatte hatten kann können muss müssen soll
 				sollen will wollen darf dürfen mag`,
 			wordAsk:     `frage frag bitte schicke schick sende poste brauche will möchte schreibe gebe erwähne sage sag verlange`,
@@ -204,7 +204,7 @@ var spaced = [nLangs]spacedLang{
 				tampoco tan todo toda todos todas mismo otro otra algo nada alguien nadie cada vale hola gracias pues
 				entonces aquí allí ahí ahora antes después luego hoy mañana ayer siempre nunca jamás aún todavía bien
 				mal claro bueno tengo tiene tienes tenía voy va vas iba puedo puede puedes quiero quiere quieres gusta
-				gustan gustó gustaron gustaba encanta creo sé`,
+				gustan gustó gustaron gustaba encanta creo sé casi`,
 			wordAux: `es son era fue ha han está están va van tiene tienen puede pueden hay`,
 			wordAsk: `pida pido pregunte pregunto mande mando envíe envío pegue pego pase paso necesite necesito quiera quiero
 				escriba escribo diga digo hable hablo consulte consulto solicite comparta comparto`,
@@ -260,7 +260,7 @@ var spaced = [nLangs]spacedLang{
 				ne n' plus très aussi dans en sur sous avec sans pour par chez vers au aux si alors comme tout tous toute
 				toutes même encore déjà oui non ah oh bon merci salut voilà y aujourd'hui demain hier maintenant avant
 				après toujours jamais souvent parfois va vais vas vont fait font peut peux veux voudrais faut
-				beaucoup peu trop bien mal rien personne chaque quelque quelques`,
+				beaucoup peu trop bien mal rien personne chaque quelque quelques presque`,
 			wordAux:     `est sont était a ont va vont peut peuvent doit doivent fait`,
 			wordAsk:     `demande demanderai envoie colle écris pose veux parle dis cherche interroge partage`,
 			wordYou:     `te t' tu vous ton ta tes`,
@@ -311,7 +311,7 @@ var spaced = [nLangs]spacedLang{
 				essere ho hai ha abbiamo avete hanno avevo aveva avere non sì già molto più anche tanto tutto tutta
 				tutti stesso altro altra qualcosa niente ciao grazie allora qui qua lì là ancora poi oggi domani ieri
 				adesso ora prima dopo sempre mai spesso bene male troppo poco nessuno ogni fa fai faccio va vado vai
-				posso puoi può voglio vorrei piace piacciono piaceva c'`,
+				posso puoi può voglio vorrei piace piacciono piaceva c' quasi`,
 			wordAux:     `è sono era erano ha hanno può possono deve devono va vanno fa`,
 			wordAsk:     `chiedo chiederò domando domanderò mando invio incollo scrivo voglio serve parlo dico richiedo condivido`,
 			wordYou:     `ti tu tuo tua tuoi`,
@@ -364,7 +364,7 @@ var spaced = [nLangs]spacedLang{
 				isto esse essa isso aquele aquela aquilo é sou somos são era foi fui ser estar estou está estão estava
 				estive tem tenho têm tinha ter há havia não sim já muito muita mais também tão todo toda tudo mesmo outro
 				outra algo nada obrigado obrigada então aqui ali lá ainda olá oi hoje amanhã ontem agora antes depois
-				sempre nunca jamais bem mal pouco ninguém cada vai vou ia pode posso quero queria gosto gostei acho sei`,
+				sempre nunca jamais bem mal pouco ninguém cada vai vou ia pode posso quero queria gosto gostei acho sei quase`,
 			wordAux: `é são era foi tem têm está estão vai vão pode podem deve devem`,
 			wordAsk: `pedir perguntar peço pergunto mandar mando enviar envio colar colo escrever escrevo quiser precisar
 				preciso falar falo solicitar compartilhar`,
@@ -413,7 +413,7 @@ var spaced = [nLangs]spacedLang{
 				теперь тогда потом уже ещё очень спасибо да нет пожалуйста тоже также даже лишь только здесь там тут
 				есть быть опять ведь вообще какой такой другой каждый любой второй первый этой той одной всей моей
 				твоей нашей вашей своей всё все весь вся сам сама сами кто где куда зачем почему ли же бы ни не нельзя
-				можно надо нужно мне меня мной тебе тебя тобой ему ей нам нас вам вас им ими них неё него ней день`,
+				можно надо нужно мне меня мной тебе тебя тобой ему ей нам нас вам вас им ими них неё него ней день почти`,
 			wordAsk: `прошу попрошу спрашиваю спрошу пишу напишу присылаю пришлю отправляю отправлю задаю задам хочу
 				скидываю скину упоминаю говорю`,
 			wordYou:     `ты тебя тебе вы вас вам твой твоя`,
@@ -425,16 +425,30 @@ var spaced = [nLangs]spacedLang{
 	},
 }
 
-// phrases are the tables' phrases by first word, longer ones first.
-var phrases = map[string][]*phrase{}
+// lexeme is what the tables know of a word.
+type lexeme struct {
+	// langs are the languages the word says a sentence may be in: those
+	// it is a stop word of (the index's lists) or a word of the tables in.
+	langs langSet
+	// sets are, for each set of words the rules ask about, the languages
+	// the word is in it in.
+	sets [nSetKinds]langSet
+	// phrases are the phrases the word opens, longer ones first.
+	phrases []*phrase
+}
 
-// evidence are the words that say which language a sentence is in: the
-// index's stop words, and the words of the tables, with their languages.
-var evidence = map[string]langSet{}
+// lexicon is every word of the tables and of the index's stop lists.
+var lexicon = map[string]*lexeme{}
 
-// words are the tables' word sets: for each word, the languages it is in
-// each set of.
-var words = map[string][nSetKinds]langSet{}
+// lexemeOf returns w's entry in the lexicon, made if there is none.
+func lexemeOf(w string) *lexeme {
+	e := lexicon[w]
+	if e == nil {
+		e = &lexeme{}
+		lexicon[w] = e
+	}
+	return e
+}
 
 func init() {
 	for l, spec := range spaced {
@@ -448,27 +462,27 @@ func init() {
 				if slices.Contains(commas, true) {
 					p.comma = commas
 				}
-				phrases[ws[0]] = append(phrases[ws[0]], p)
+				first := lexemeOf(ws[0])
+				first.phrases = append(first.phrases, p)
 				for _, w := range ws {
-					evidence[w] |= 1 << l
+					lexemeOf(w).langs |= 1 << l
 				}
 			}
 		}
 		for kind, list := range spec.words {
 			ws, _ := phraseWords(list)
 			for _, w := range ws {
-				sets := words[w]
-				sets[kind] |= 1 << l
-				words[w] = sets
-				evidence[w] |= 1 << l
+				e := lexemeOf(w)
+				e.sets[kind] |= 1 << l
+				e.langs |= 1 << l
 			}
 		}
 	}
 	for w, langs := range stopLangs {
-		evidence[w] |= langs
+		lexemeOf(w).langs |= langs
 	}
-	for _, ps := range phrases {
-		slices.SortStableFunc(ps, func(a, b *phrase) int { return len(b.rest) - len(a.rest) })
+	for _, e := range lexicon {
+		slices.SortStableFunc(e.phrases, func(a, b *phrase) int { return len(b.rest) - len(a.rest) })
 	}
 }
 
