@@ -224,8 +224,22 @@ func BenchmarkAppend(b *testing.B) {
 // BenchmarkRecognizeStanding reads a user's turn of the benchmark chat's
 // words, of growing length, for a standing instruction, which its last
 // sentence holds: the time per byte stays the same as the text grows (the
-// work per sentence is bounded), and nothing is allocated.
+// work per sentence is bounded), and nothing is allocated. "chat" reads
+// the chat's user turns one by one, as Append does (BenchmarkAppend's
+// turns, half of them the user's).
 func BenchmarkRecognizeStanding(b *testing.B) {
+	b.Run("chat", func(b *testing.B) {
+		var users []string
+		for _, t := range chat(1, 2000) {
+			if t.Role == User {
+				users = append(users, t.Text)
+			}
+		}
+		b.ReportAllocs()
+		for i := range b.N {
+			recognizeStanding(users[i%len(users)])
+		}
+	})
 	for _, size := range []int{300, 3_000, 30_000} {
 		var text strings.Builder
 		for _, t := range chat(7, size/20) {

@@ -119,42 +119,64 @@ func (s *sentence) mark() *sentenceMarks {
 		return &s.marks
 	}
 	s.marked, s.marks = true, sentenceMarks{}
-	var counts [nLangs]int
+	var counts uint64 // a byte per language: a sentence holds under 256 words
 	for i := range s.nWords {
-		e := s.words[i].lex
-		if e == nil {
-			continue
-		}
-		for l, ev := 0, e.langs; ev != 0; l, ev = l+1, ev>>1 {
-			if ev&1 != 0 {
-				counts[l]++
-			}
-		}
-		for _, p := range e.phrases {
-			if p.kind >= kindLasting && p.matches(s, i) {
+		e := s.lexAt(i)
+		counts += spread[e.langs]
+		for _, p := range e.markers {
+			if p.matches(s, i) {
 				s.marks.kinds[p.kind] |= 1 << p.lang
 			}
 		}
 	}
-	best := slices.Max(counts[:])
-	for l, n := range counts {
-		if n == best {
+	best := uint64(0)
+	for l := range nLangs {
+		best = max(best, counts>>(8*l)&0xff)
+	}
+	for l := range nLangs {
+		if counts>>(8*l)&0xff == best {
 			s.marks.langs |= 1 << l
 		}
 	}
 	return &s.marks
 }
 
+// spread[set] has a 1 in the byte of each language of set, so that adding
+// it counts a word for each of its languages at once.
+var spread = func() (t [1 << nLangs]uint64) {
+	for set := range t {
+		for l := range nLangs {
+			if set>>l&1 != 0 {
+				t[set] |= 1 << (8 * l)
+			}
+		}
+	}
+	return t
+}()
+
 // spacedStands reports whether the sentence's words open with a standing
 // instruction or preference.
 func (s *sentence) spacedStands() bool {
-	if s.nWords == 0 || s.mark().kinds[kindPast] != 0 {
+	if s.nWords == 0 || !s.mayStand() || s.mark().kinds[kindPast] != 0 {
 		return false
 	}
-	i, fronted := 0, false
-	for range maxOpeners {
+	for i := range s.starts {
 		if s.standsAt(i) {
 			return true
+		}
+	}
+	return false
+}
+
+// starts yields the words a standing sentence may open at: the first, and
+// each after the openers before it ("Also,", "Oh and one more thing:"), or
+// after a word set apart by a comma ("Seriously, never…", "Enfant,
+// j'allais…").
+func (s *sentence) starts(yield func(int) bool) {
+	i, fronted := 0, false
+	for range maxOpeners {
+		if !yield(i) {
+			return
 		}
 		n := 0
 		for _, p := range s.phrasesAt(i) {
@@ -163,12 +185,32 @@ func (s *sentence) spacedStands() bool {
 			}
 		}
 		if n == 0 && !fronted && s.words[i].comma {
-			// A word set apart by a comma ("Seriously, never…", "Enfant,
-			// j'allais…"): what follows opens the sentence.
 			n, fronted = 1, true
 		}
 		if i += n; n == 0 || i >= s.nWords {
-			return false
+			return
+		}
+	}
+}
+
+// mayStand reports, from the few words it looks up, whether a rule could
+// hold for the sentence: a phrase that opens one where a sentence may open,
+// or a word that could make an imperative last ("from now on", "always").
+// Most sentences have neither, and are passed by without looking up the
+// rest of their words.
+func (s *sentence) mayStand() bool {
+	for i := range s.starts {
+		for _, p := range s.phrasesAt(i) {
+			if p.kind < kindOpener && p.matches(s, i) {
+				return true
+			}
+		}
+	}
+	for k := range s.nWords {
+		if e := lastingWords.find(s.word(k)); e != nil && slices.ContainsFunc(e.markers, func(p *phrase) bool {
+			return (p.kind == kindLasting || p.kind == kindAlways) && p.matches(s, k)
+		}) {
+			return true
 		}
 	}
 	return false
@@ -430,18 +472,15 @@ const (
 
 // is reports whether word j is in the set k of language l.
 func (s *sentence) is(j int, k setKind, l uint8) bool {
-	if j < 0 || j >= s.nWords || s.words[j].lex == nil {
-		return false
-	}
-	return s.words[j].lex.sets[k]&(1<<l) != 0
+	return j >= 0 && j < s.nWords && s.lexAt(j).sets[k]&(1<<l) != 0
 }
 
 // phrasesAt returns the phrases word j opens.
 func (s *sentence) phrasesAt(j int) []*phrase {
-	if j < 0 || j >= s.nWords || s.words[j].lex == nil {
+	if j < 0 || j >= s.nWords {
 		return nil
 	}
-	return s.words[j].lex.phrases
+	return s.lexAt(j).phrases
 }
 
 // endsWith reports whether w ends with any of the endings.

@@ -1,7 +1,6 @@
 package byheart
 
 import (
-	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -107,7 +106,7 @@ type sword struct {
 	comma bool    // a comma, semicolon, colon or dash follows it
 	upper bool    // it was written with a capital
 	last  rune    // its last letter as written, in lower case
-	lex   *lexeme // what the tables know of it; nil for a word they do not hold
+	lex   *lexeme // what the tables know of it, once looked up (see lexAt)
 }
 
 // quotedWord stands for a quotation in a sentence's words: it matches no
@@ -129,6 +128,7 @@ type sentence struct {
 	long     bool // its text overran raw: the rules that read the text pass it by
 	inWord   bool
 	start    int // the word being built starts at arena[start]
+	apos     int // and has an apostrophe at arena[apos], if apos > start
 	first    rune
 	lastRune rune
 	marked   bool // marks holds what the words mark, found when first asked for
@@ -162,6 +162,26 @@ func (s *sentence) read(line string) bool {
 	depth := 0
 	prev := ' '
 	for i := 0; i < len(line); {
+		if depth == 0 && line[i] == ' ' {
+			s.endWord()
+			if s.nRaw < sentenceBytes {
+				s.raw[s.nRaw] = ' '
+				s.nRaw++
+			}
+			prev, i = ' ', i+1
+			continue
+		}
+		if depth == 0 && asciiAlnum(line[i]) {
+			// A run of ASCII letters and digits, most of what is read, is
+			// taken whole.
+			j := i + 1
+			for j < len(line) && asciiAlnum(line[j]) {
+				j++
+			}
+			s.asciiRun(line[i:j])
+			prev, i = rune(line[j-1]), j
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(line[i:])
 		i += size
 		next := ' '
@@ -279,7 +299,7 @@ func (s *sentence) take(r, next rune) {
 		s.letter(r)
 	case isDiacritic(r) && s.inWord:
 	case (r == '\'' || isApostrophe(r)) && s.inWord && unicode.IsLetter(next):
-		s.addByte('\'')
+		s.apostrophe()
 	case r == '¿':
 		s.question = true
 	case strings.ContainsRune(",;:，；：、—–", r) || r == '-' && !s.inWord:
@@ -299,7 +319,7 @@ func (s *sentence) takeASCII(c byte, next rune) {
 	case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || isDigit(c):
 		s.letter(rune(c))
 	case c == '\'' && s.inWord && unicode.IsLetter(next):
-		s.addByte('\'')
+		s.apostrophe()
 	case c == ',' || c == ';' || c == ':' || c == '-' && !s.inWord:
 		s.endWord()
 		if s.nWords > 0 {
@@ -310,11 +330,55 @@ func (s *sentence) takeASCII(c byte, next rune) {
 	}
 }
 
+// asciiAlnum reports whether c is an ASCII letter or digit.
+func asciiAlnum(c byte) bool { return lowerAlnum[c] != 0 }
+
+// lowerAlnum maps each ASCII letter or digit to itself in lower case, and
+// every other byte to 0.
+var lowerAlnum = func() (t [256]byte) {
+	for c := '0'; c <= 'z'; c++ {
+		switch {
+		case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			t[c] = byte(c)
+		case 'A' <= c && c <= 'Z':
+			t[c] = byte(c) + 'a' - 'A'
+		}
+	}
+	return t
+}()
+
+// asciiRun takes a run of ASCII letters and digits: the start of a word,
+// or more of the one being built.
+func (s *sentence) asciiRun(run string) {
+	if s.nRaw+len(run) <= sentenceBytes {
+		s.nRaw += copy(s.raw[s.nRaw:], run)
+	} else {
+		s.long = true
+	}
+	if !s.inWord {
+		s.inWord, s.start, s.apos, s.first = true, s.nArena, 0, rune(run[0])
+	}
+	s.lastRune = rune(lowerAlnum[run[len(run)-1]])
+	if s.nArena+len(run) > sentenceBytes-utf8.UTFMax*2 {
+		return
+	}
+	to := s.arena[s.nArena : s.nArena+len(run)]
+	for k := range to {
+		to[k] = lowerAlnum[run[k]]
+	}
+	s.nArena += len(run)
+}
+
 // addRaw keeps r in the sentence's text, which the rules for the languages
 // written without spaces read.
 func (s *sentence) addRaw(r rune) {
 	if s.nRaw+utf8.UTFMax > sentenceBytes {
 		s.long = true
+		return
+	}
+	if r < utf8.RuneSelf {
+		s.raw[s.nRaw] = byte(r)
+		s.nRaw++
 		return
 	}
 	s.nRaw += utf8.EncodeRune(s.raw[s.nRaw:], r)
@@ -323,7 +387,7 @@ func (s *sentence) addRaw(r rune) {
 // letter adds the letter or digit r to the word being built.
 func (s *sentence) letter(r rune) {
 	if !s.inWord {
-		s.inWord, s.start, s.first = true, s.nArena, r
+		s.inWord, s.start, s.apos, s.first = true, s.nArena, 0, r
 	}
 	s.lastRune = unicode.ToLower(r)
 	if s.nArena+utf8.UTFMax*2 > sentenceBytes {
@@ -353,7 +417,7 @@ func (s *sentence) endWord() {
 		return
 	}
 	at := int32(s.start)
-	if k := bytes.IndexByte(w, '\''); k > 0 && k < len(w)-1 && elisions[string(w[:k])] {
+	if k := s.apos - s.start; s.apos > s.start && k < len(w)-1 && elisions[string(w[:k])] {
 		s.addWord(sword{a: at, b: at + int32(k) + 1, upper: unicode.IsUpper(s.first)})
 		at += int32(k) + 1
 		if s.nWords == sentenceWords {
@@ -363,12 +427,38 @@ func (s *sentence) endWord() {
 	s.addWord(sword{a: at, b: int32(s.nArena), upper: at == int32(s.start) && unicode.IsUpper(s.first), last: s.lastRune})
 }
 
-// addWord adds w to the sentence's words, with what the tables know of
-// it; there is room.
+// addWord adds w to the sentence's words; there is room.
 func (s *sentence) addWord(w sword) {
-	w.lex = lexicon[string(s.arena[w.a:w.b])]
 	s.words[s.nWords] = w
 	s.nWords++
+}
+
+// lexAt returns what the tables know of word i, looked up when first asked
+// for: most sentences are passed by after a look at their first words (see
+// mayStand).
+func (s *sentence) lexAt(i int) *lexeme {
+	w := &s.words[i]
+	if w.lex == nil {
+		if w.lex = lexTable.find(s.word(i)); w.lex == nil {
+			w.lex = &unknown
+		}
+	}
+	return w.lex
+}
+
+// unknown is what the tables know of a word they do not hold.
+var unknown lexeme
+
+// apostrophe adds an apostrophe to the word being built, noting where the
+// first is: an elided article ends there.
+func (s *sentence) apostrophe() {
+	if s.nArena >= sentenceBytes {
+		return
+	}
+	if s.apos <= s.start {
+		s.apos = s.nArena
+	}
+	s.addByte('\'')
 }
 
 // addByte adds c to the word being built; there is room.

@@ -433,11 +433,15 @@ type lexeme struct {
 	// sets are, for each set of words the rules ask about, the languages
 	// the word is in it in.
 	sets [nSetKinds]langSet
-	// phrases are the phrases the word opens, longer ones first.
-	phrases []*phrase
+	// phrases are the phrases the word opens, longer ones first; markers
+	// those of them that are looked for anywhere in a sentence (kinds from
+	// kindLasting on).
+	phrases, markers []*phrase
 }
 
-// lexicon is every word of the tables and of the index's stop lists.
+// lexicon is every word of the tables and of the index's stop lists,
+// made at init; lexTable holds it again for the recognizer, which looks up
+// every word it reads.
 var lexicon = map[string]*lexeme{}
 
 // lexemeOf returns w's entry in the lexicon, made if there is none.
@@ -464,6 +468,9 @@ func init() {
 				}
 				first := lexemeOf(ws[0])
 				first.phrases = append(first.phrases, p)
+				if kind >= kindLasting {
+					first.markers = append(first.markers, p)
+				}
 				for _, w := range ws {
 					lexemeOf(w).langs |= 1 << l
 				}
@@ -483,6 +490,75 @@ func init() {
 	}
 	for _, e := range lexicon {
 		slices.SortStableFunc(e.phrases, func(a, b *phrase) int { return len(b.rest) - len(a.rest) })
+		slices.SortStableFunc(e.markers, func(a, b *phrase) int { return len(b.rest) - len(a.rest) })
+	}
+	lexTable = newLexTable(lexicon)
+	lasting := map[string]*lexeme{}
+	for w, e := range lexicon {
+		if slices.ContainsFunc(e.markers, func(p *phrase) bool { return p.kind == kindLasting || p.kind == kindAlways }) {
+			lasting[w] = e
+		}
+	}
+	lastingWords = newLexTable(lasting)
+}
+
+// lastingWords are the words that open a phrase that makes an imperative
+// last ("from now on", "always"), for mayStand.
+var lastingWords lexSet
+
+// lexTable is the lexicon as an open-addressing table on a short hash of a
+// word's bytes, as stopTable holds the stop words: a fraction of a map
+// lookup's instructions, and most words the lexicon lacks are turned away
+// by their first byte and length alone.
+var lexTable lexSet
+
+type lexSet struct {
+	places []lexPlace
+	mask   uint32
+	shapes [256]uint64 // bit n of shapes[b]: some word of n bytes starts with b
+}
+
+type lexPlace struct {
+	hash uint32 // of word, compared before it
+	word string // "" for a free place
+	e    *lexeme
+}
+
+func newLexTable(words map[string]*lexeme) lexSet {
+	size := 1
+	for size < 4*len(words) {
+		size *= 2
+	}
+	t := lexSet{places: make([]lexPlace, size), mask: uint32(size - 1)}
+	for w, e := range words {
+		if w == "" {
+			continue
+		}
+		t.shapes[w[0]] |= 1 << min(len(w), 63)
+		h := stopHash(w)
+		i := h & t.mask
+		for t.places[i].word != "" {
+			i = (i + 1) & t.mask
+		}
+		t.places[i] = lexPlace{h, w, e}
+	}
+	return t
+}
+
+// find returns w's entry, or nil.
+func (t *lexSet) find(w []byte) *lexeme {
+	if len(w) == 0 || t.shapes[w[0]]&(1<<min(len(w), 63)) == 0 {
+		return nil
+	}
+	h := stopHash(w)
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
+		p := &t.places[i]
+		if p.hash == h && p.word == string(w) {
+			return p.e
+		}
+		if p.word == "" {
+			return nil
+		}
 	}
 }
 
