@@ -25,7 +25,8 @@ const (
 
 // recognizeStanding reports whether text, a user's turn, holds a sentence
 // that states how later answers should be (see Standing). It takes time in
-// proportion to the text and allocates nothing.
+// proportion to the text and allocates nothing but, for a sentence in
+// Japanese, Korean or Chinese, a copy of its text.
 func recognizeStanding(text string) bool {
 	var s sentence
 	s.reset()
@@ -116,7 +117,7 @@ const quotedWord = "\x00"
 // sentence is the sentence being read: its words, its text and what its
 // punctuation says. The buffers are arrays, counted rather than sliced, so
 // that a sentence holds no pointer into itself and stays on its caller's
-// stack: a recognition allocates nothing.
+// stack.
 type sentence struct {
 	nWords   int  // words holds the first nWords words
 	nArena   int  // arena holds the words' bytes, folded
