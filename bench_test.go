@@ -224,6 +224,47 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
+// BenchmarkRecognizeStanding reads a user's turn of the benchmark chat's
+// words, of growing length, for a standing instruction, which its last
+// sentence holds: the time per byte stays the same as the text grows (the
+// work per sentence is bounded), and nothing is allocated. "chat" reads
+// the chat's user turns one by one, as Append does (BenchmarkAppend's
+// turns, half of them the user's).
+func BenchmarkRecognizeStanding(b *testing.B) {
+	b.Run("chat", func(b *testing.B) {
+		var users []string
+		for _, t := range chat(1, 2000) {
+			if t.Role == User {
+				users = append(users, t.Text)
+			}
+		}
+		b.ReportAllocs()
+		for i := range b.N {
+			recognizeStanding(users[i%len(users)])
+		}
+	})
+	for _, size := range []int{300, 3_000, 30_000} {
+		var text strings.Builder
+		for _, t := range chat(7, size/20) {
+			if text.Len() >= size {
+				break
+			}
+			text.WriteString(t.Text)
+			text.WriteString(" ")
+		}
+		text.WriteString("From now on, always answer in French.")
+		b.Run(fmt.Sprintf("bytes=%d", size), func(b *testing.B) {
+			b.SetBytes(int64(text.Len()))
+			b.ReportAllocs()
+			for range b.N {
+				if !recognizeStanding(text.String()) {
+					b.Fatal("the instruction was not recognized")
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkColdStart is a stateless server's first call: FromJSON of a
 // LoCoMo-sized memory (600 turns, about 80,000 characters) and the first
 // Compose.
@@ -360,6 +401,12 @@ func loadLoCoMo() ([]locomoConv, string, error) {
 	if err != nil {
 		return nil, path, err
 	}
+	return locomoConvs(ds), path, nil
+}
+
+// locomoConvs are the conversations of a file of LoCoMo's shape as the
+// benchmarks use them.
+func locomoConvs(ds *locomo.Dataset) []locomoConv {
 	var out []locomoConv
 	for _, c := range ds.Convs {
 		var lc locomoConv
@@ -375,7 +422,7 @@ func loadLoCoMo() ([]locomoConv, string, error) {
 		}
 		out = append(out, lc)
 	}
-	return out, path, nil
+	return out
 }
 
 // BenchmarkLoCoMo runs on the LoCoMo dev conversations when the file is

@@ -250,6 +250,49 @@ func FuzzExpiry(f *testing.F) {
 	})
 }
 
+// FuzzRecognizeStanding: the standing-turn recognizer reads any text
+// without panicking, gives the same answer every time, and never finds an
+// instruction in what the user only pasted: a fenced code block, or lines
+// quoted as an e-mail quotes them. A turn that is not the user's never
+// stands, whatever it says. (Its work per sentence is bounded by what a
+// sentence keeps, so its time grows with the text: BenchmarkRecognizeStanding.)
+func FuzzRecognizeStanding(f *testing.F) {
+	for _, s := range []string{"Always include version numbers when I ask about libraries.",
+		"Thanks! From now on, answer in French.\n- Never use emojis", `He said "always use tabs" and 'never' ‘quote’ «this»`,
+		"これからは日本語で答えてください。", "앞으로는 한국어로 대답해 주세요.", "从现在开始，请用中文回答。",
+		"С этого момента отвечай на русском.", "N'utilise jamais de points-virgules. D'ora in poi rispondi in italiano.",
+		"```\nAlways run as root\n```", "\t// never\n> always\n2024-01-01 always", strings.Repeat("¿Siempre? ", 300),
+		"Ab sofort bitte alle Maße in Zentimetern.", "\xff\x00'\u2019\u201e\u201c«»「」`"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		got := recognizeStanding(text)
+		if got != recognizeStanding(text) {
+			t.Fatalf("two answers for %q", text)
+		}
+		if !strings.Contains(text, "```") && !strings.Contains(text, "~~~") && recognizeStanding("```\n"+text+"\n```") {
+			t.Fatalf("an instruction found in a code block: %q", text)
+		}
+		quoted := "> " + strings.ReplaceAll(text, "\n", "\n> ")
+		if recognizeStanding(quoted) {
+			t.Fatalf("an instruction found in quoted lines: %q", quoted)
+		}
+		if !utf8.ValidString(text) || text == "" {
+			return
+		}
+		m := New(Options{})
+		if _, err := m.Append(Assistant, text); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.AppendTurn(Turn{Role: Note, Text: text, Source: Source{Name: "mail"}}); err != nil {
+			t.Fatal(err)
+		}
+		if len(m.standingTurns()) != 0 {
+			t.Fatalf("a turn that is not the user's stands: %q", text)
+		}
+	})
+}
+
 func FuzzGuard(f *testing.F) {
 	f.Add("«byheart memory»\nuser: hi", uint8(0), uint8(1), "\n")
 	f.Add("--- 1 May 2023 ---", uint8(3), uint8(0), "\r\n")

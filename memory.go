@@ -473,6 +473,10 @@ type Turn struct {
 	Time time.Time
 	// Redacted is set on the placeholder Redact leaves.
 	Redacted bool
+	// Standing marks a user's turn as a standing instruction or preference,
+	// or keeps it from being one; the zero value lets byheart recognize it
+	// (see Standing). Turn returns it as it was given.
+	Standing Standing
 	// Tool names the tool of a ToolCall turn, and of a ToolResult turn,
 	// which takes its call's when it is left empty.
 	Tool string
@@ -555,6 +559,13 @@ const (
 	flagBigSizes
 	// flagBigTime: the turn's time is in more.at.
 	flagBigTime
+	// flagStanding is set on a turn that stands (see Standing): one the
+	// application marked StandingYes, or a user's turn it left to byheart
+	// that holds a standing instruction or preference.
+	flagStanding
+	// flagMarked: the application marked the turn (StandingYes or
+	// StandingNo), and flagStanding says which.
+	flagMarked
 )
 
 func (tt *turn) redacted() bool { return tt.flags&flagRedacted != 0 }
@@ -784,7 +795,7 @@ func (c *conversation) public(i int) Turn {
 // bare returns the turn as Turn gives it, less its expiry, which the
 // conversation holds by turn.
 func (c *conversation) bare(tt *turn) Turn {
-	t := Turn{Role: tt.Role(), Text: tt.Text, Time: c.timeOf(tt), Redacted: tt.redacted()}
+	t := Turn{Role: tt.Role(), Text: tt.Text, Time: c.timeOf(tt), Redacted: tt.redacted(), Standing: tt.mark()}
 	if a := tt.agent(); a != nil {
 		t.Tool, t.CallID, t.Source = a.Tool, a.CallID, a.Source
 	}
@@ -1044,6 +1055,7 @@ func (m *state) derive(t Turn, waiting int32, expired bool) turn {
 	x.set(flagRedacted, t.Redacted)
 	x.set(flagExpired, expired)
 	x.set(flagHidden, m.opt.Unverified == Quarantine && !t.Redacted && !expired && t.Role.framed() && !t.Source.Authenticated)
+	x.markStanding(t)
 	if !expired && !t.Redacted && !t.Time.IsZero() {
 		if dated := Annotate(t.Text, t.Time); dated != t.Text {
 			x.extra().dated = dated

@@ -14,11 +14,13 @@ import (
 // the stretches recalled into a kept context (a log that keeps them, from an
 // earlier rule 3, is dropped on reading), version 3 the agent turns:
 // their roles, tools, call ids and sources, version 4 a turn's expiry
-// (Turn.Expires). A save may also say what the next call's Result.Rebuild
+// (Turn.Expires), version 5 the application's standing mark (Turn.Standing):
+// a library that reads version 4 would read a save with marks as one
+// without them and, saving it again, lose them. A save may also say what the next call's Result.Rebuild
 // depends on beside the kept selection (why one was dropped, when the
 // previous call was asked), so a restored memory gives the reason the live
 // one would; a save without it reads as one that says neither.
-const FormatVersion = 4
+const FormatVersion = 5
 
 // MaxJSON is the most bytes FromJSON reads; larger input is refused with
 // ErrTooLarge before it is parsed.
@@ -45,6 +47,9 @@ type wireTurn struct {
 	Redacted bool       `json:"redacted,omitempty"`
 	Agent    *wireAgent `json:"agent,omitempty"`
 	Expires  *savedTime `json:"expires,omitempty"`
+	// Standing is the application's mark, absent when it left the turn to
+	// byheart, which recognizes the turn again on reading.
+	Standing *bool `json:"standing,omitempty"`
 }
 
 // wireAgent is what an agent turn holds beside its text: an object of its
@@ -96,7 +101,7 @@ func (m *Memory) ToJSON() ([]byte, error) {
 	var times []time.Time
 	for i := range m.turns {
 		t := &m.turns[i]
-		w.Turns[i] = wireTurn{Role: t.Role(), Text: t.Text, Redacted: t.redacted()}
+		w.Turns[i] = wireTurn{Role: t.Role(), Text: t.Text, Redacted: t.redacted(), Standing: markWire(t.mark())}
 		if a := t.agent(); a != nil && (*a != agentFields{}) {
 			w.Turns[i].Agent = &wireAgent{Tool: a.Tool, CallID: a.CallID, Source: a.Source.Name, Authenticated: a.Source.Authenticated}
 		}
@@ -194,7 +199,7 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	m.judged = w.Selection.clock()
 	z := zones{}
 	for i, wt := range w.Turns {
-		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time), Expires: z.time(wt.Expires)}
+		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time), Expires: z.time(wt.Expires), Standing: markRead(wt.Standing)}
 		if a := wt.Agent; a != nil {
 			t.Tool, t.CallID, t.Source = a.Tool, a.CallID, Source{Name: a.Source, Authenticated: a.Authenticated}
 		}
@@ -205,7 +210,7 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
 		}
 		if wt.Redacted {
-			t.Text, t.Redacted, t.Source = redactedText, true, Source{}
+			t.Text, t.Redacted, t.Source, t.Standing = redactedText, true, Source{}, StandingAuto
 		}
 		x, err := m.accept(t)
 		if err != nil {
@@ -566,7 +571,7 @@ func (m *state) acceptStored(t Turn) (turn, error) {
 func checkStored(t Turn) (Turn, error) {
 	redacted := t.Redacted
 	if redacted {
-		t.Text, t.Source, t.Redacted = redactedText, Source{}, false
+		t.Text, t.Source, t.Redacted, t.Standing = redactedText, Source{}, false, StandingAuto
 	}
 	if err := checkTurn(t.Role, t.Text); err != nil {
 		return t, err

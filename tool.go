@@ -77,6 +77,9 @@ func checkFields(t Turn) error {
 	if t.Redacted {
 		return fmt.Errorf("%w: a redacted turn has no text to append", ErrEmpty)
 	}
+	if err := checkStanding(t); err != nil {
+		return err
+	}
 	tool := t.Role.tool()
 	switch {
 	case !tool && (t.Tool != "" || t.CallID != ""):

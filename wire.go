@@ -232,6 +232,7 @@ type wireTurnIn struct {
 	Redacted bool       `json:"redacted"`
 	Agent    *wireAgent `json:"agent"`
 	Expires  wireTime   `json:"expires"`
+	Standing *bool      `json:"standing"`
 }
 
 // minTurnJSON is the fewest bytes a turn FromJSON accepts can take:
@@ -615,6 +616,7 @@ const (
 	keyCallID
 	keySource
 	keyAuthenticated
+	keyStanding
 )
 
 // keyOf returns the bit of a key ToJSON writes in a turn, or in its agent
@@ -646,6 +648,8 @@ func keyOf(key []byte, agent bool) int {
 		return keyAgent
 	case "expires":
 		return keyExpires
+	case "standing":
+		return keyStanding
 	}
 	return 0
 }
@@ -772,7 +776,7 @@ func (sc *saveScan) fields(agent bool) bool {
 		switch {
 		case sc.literal("null"):
 			return true
-		case k == keyRedacted || k == keyAuthenticated:
+		case k == keyRedacted || k == keyAuthenticated || k == keyStanding:
 			return sc.literal("true") || sc.literal("false")
 		case k == keyAgent:
 			return sc.fields(true)
@@ -979,6 +983,8 @@ func (sc *saveScan) turn() (wireTurnIn, error) {
 		case "redacted":
 			t.Redacted = sc.literal("true")
 			sc.skip()
+		case "standing":
+			t.Standing = sc.flag()
 		case "agent":
 			if sc.literal("null") {
 				t.Agent = nil
@@ -1002,6 +1008,17 @@ func (sc *saveScan) turn() (wireTurnIn, error) {
 		}
 	})
 	return t, err
+}
+
+// flag decodes the true, false or null at i, checked by shape: nil for
+// null, as json.Unmarshal reads it into a *bool.
+func (sc *saveScan) flag() *bool {
+	if sc.literal("null") {
+		return nil
+	}
+	on := sc.literal("true")
+	sc.skip()
+	return &on
 }
 
 // decode walks an object at i that shape checked, calling member at each

@@ -270,6 +270,10 @@ func checkTurn(t byheart.Turn) error {
 	if t.Text == "" && !t.Redacted {
 		return fmt.Errorf("%w: %w", ErrInvalid, byheart.ErrEmpty)
 	}
+	if t.Standing < byheart.StandingAuto || t.Standing > byheart.StandingNo ||
+		t.Standing == byheart.StandingYes && t.Role != byheart.User {
+		return fmt.Errorf("%w: %w: standing mark %d on a %s turn", ErrInvalid, byheart.ErrRole, t.Standing, t.Role)
+	}
 	for _, s := range []string{t.Text, t.Tool, t.CallID, t.Source.Name} {
 		if !utf8.ValidString(s) {
 			return fmt.Errorf("%w: %w", ErrInvalid, byheart.ErrUTF8)

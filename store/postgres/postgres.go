@@ -93,6 +93,8 @@ var dialect = sqlstore.Dialect{
 		`CREATE INDEX IF NOT EXISTS byheart_audit_user ON byheart_audit (tenant, user_id, id)`,
 		// Added with turn expiry; a table made before gains it here.
 		`ALTER TABLE byheart_turns ADD COLUMN IF NOT EXISTS expires text`,
+		// Added with standing turns: 0 leaves the turn to byheart.
+		`ALTER TABLE byheart_turns ADD COLUMN IF NOT EXISTS standing int NOT NULL DEFAULT 0`,
 		// Added after the first release: a database made before gets it on open.
 		`CREATE TABLE IF NOT EXISTS byheart_saves (
 			tenant text NOT NULL, user_id text NOT NULL, conversation text NOT NULL, id text NOT NULL,

@@ -232,3 +232,27 @@ func TestEveryErasureLeavesNoRowHoldingTheText(t *testing.T) {
 		t.Errorf("after Purge the erased text is still in the table files, at byte %d", i)
 	}
 }
+
+// A table written before turns could be marked standing has no standing
+// column: Open adds it, the old turns read as left to byheart, and new
+// turns keep their marks.
+func TestATableFromBeforeStandingTurnsGainsTheColumnOnOpen(t *testing.T) {
+	ctx := context.Background()
+	u := schemaURL(t)
+	st, err := Open(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved := storetest.BeforeMarks(t, st, scope)
+	if _, err := st.DB().ExecContext(ctx, "ALTER TABLE byheart_turns DROP COLUMN standing"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	for range 2 { // and opening again finds it there
+		if st, err = Open(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+	}
+	storetest.AfterMarks(t, st, scope, saved)
+}

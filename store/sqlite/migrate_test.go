@@ -144,3 +144,29 @@ func tables(t *testing.T, st *sqlstore.Store) int {
 	}
 	return n
 }
+
+// A file written before turns could be marked standing has no standing
+// column (and, older still, no expires column): Open adds what is missing,
+// the old turns read as left to byheart, which recognizes their
+// instructions again, and new turns keep their marks.
+func TestAFileFromBeforeStandingTurnsGainsTheColumnOnOpen(t *testing.T) {
+	ctx := context.Background()
+	for _, dropped := range [][]string{{"standing"}, {"standing", "expires"}} {
+		path := filepath.Join(t.TempDir(), "byheart.db")
+		st, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := storetest.BeforeMarks(t, st, scope)
+		for _, col := range dropped { // what the file looked like before the columns
+			if _, err := st.DB().ExecContext(ctx, "ALTER TABLE byheart_turns DROP COLUMN "+col); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st.Close()
+		for range 2 { // and opening again finds them there
+			st = openAt(t, path)
+		}
+		storetest.AfterMarks(t, st, scope, saved)
+	}
+}

@@ -102,7 +102,7 @@ var dialect = sqlstore.Dialect{
 			digest BLOB NOT NULL, at INTEGER NOT NULL,
 			PRIMARY KEY (tenant, user_id, conversation, id)) WITHOUT ROWID`,
 	},
-	Migrate:    addExpires,
+	Migrate:    addColumns,
 	BeginRead:  "BEGIN",
 	BeginWrite: "BEGIN IMMEDIATE",
 	OneWriter:  true,
@@ -111,25 +111,36 @@ var dialect = sqlstore.Dialect{
 	Erase:      checkpoint,
 }
 
-// addExpires adds the turns' expiry column to a table made before it.
-// SQLite has no ADD COLUMN IF NOT EXISTS: the column is looked for, and
+// addedColumns are the turns' columns added since the first release, with
+// their types: a table made before one gains it on open.
+var addedColumns = []struct{ name, decl string }{
+	{"expires", "TEXT"},
+	{"standing", "INTEGER NOT NULL DEFAULT 0"},
+}
+
+// addColumns adds to the turns' table the columns it was made without.
+// SQLite has no ADD COLUMN IF NOT EXISTS: each column is looked for, and
 // an ALTER that fails because another process added it meanwhile is fine.
-func addExpires(ctx context.Context, db *sql.DB) error {
-	has := func() (bool, error) {
-		var n int
-		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM pragma_table_info('byheart_turns') WHERE name = 'expires'").Scan(&n)
-		return n > 0, err
-	}
-	if ok, err := has(); ok || err != nil {
-		return err
-	}
-	_, err := db.ExecContext(ctx, "ALTER TABLE byheart_turns ADD COLUMN expires TEXT")
-	if err != nil {
-		if ok, _ := has(); ok {
-			return nil
+func addColumns(ctx context.Context, db *sql.DB) error {
+	for _, c := range addedColumns {
+		has := func() (bool, error) {
+			var n int
+			err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM pragma_table_info('byheart_turns') WHERE name = ?", c.name).Scan(&n)
+			return n > 0, err
+		}
+		if ok, err := has(); ok || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := db.ExecContext(ctx, "ALTER TABLE byheart_turns ADD COLUMN "+c.name+" "+c.decl); err != nil {
+			if ok, _ := has(); !ok {
+				return err
+			}
 		}
 	}
-	return err
+	return nil
 }
 
 // conflict reports a key another writer took first: a conversation

@@ -143,6 +143,12 @@ func (s *Store) readRows(ctx context.Context, conn *sql.Conn, scope store.Scope,
 		seq := c.From + len(c.Turns)
 		turn := byheart.Turn{Role: byheart.Role(role), Text: text, Redacted: flags&flagRedacted != 0, Tool: tool, CallID: callID,
 			Source: byheart.Source{Name: source, Authenticated: flags&flagAuthenticated != 0}}
+		switch {
+		case flags&flagStandingYes != 0:
+			turn.Standing = byheart.StandingYes
+		case flags&flagStandingNo != 0:
+			turn.Standing = byheart.StandingNo
+		}
 		if turn.Time, err = store.ParseTime(when); err != nil {
 			return fmt.Errorf("%w: turn %d: %w", byheart.ErrFormat, seq, err)
 		}
@@ -354,7 +360,8 @@ func (s *Store) saved(ctx context.Context, q querier, scope store.Scope, id stri
 // the same save. The expiries come last, marked, and only when a turn has
 // one, so a save without them has the digest it had before they were
 // hashed and an id recorded then still recognises its retry; no role is
-// the marker, so the two layouts never meet.
+// the marker, so the two layouts never meet. The standing marks follow
+// the same way, when a turn has one.
 func digest(c byheart.Changes) []byte {
 	h := sha256.New()
 	var n [8]byte
@@ -364,7 +371,7 @@ func digest(c byheart.Changes) []byte {
 		h.Write([]byte(s))
 	}
 	field(strconv.Itoa(c.From))
-	expiring := false
+	expiring, marked := false, false
 	for _, t := range c.Turns {
 		when, _ := store.TimeText(t.Time) // CheckSave has refused a time it cannot write
 		field(string(t.Role))
@@ -376,6 +383,7 @@ func digest(c byheart.Changes) []byte {
 		field(t.Source.Name)
 		field(strconv.FormatBool(t.Source.Authenticated))
 		expiring = expiring || !t.Expires.IsZero()
+		marked = marked || t.Standing != byheart.StandingAuto
 	}
 	if expiring {
 		field(expiriesMarker)
@@ -384,11 +392,21 @@ func digest(c byheart.Changes) []byte {
 			field(expires)
 		}
 	}
+	if marked {
+		field(standingMarker)
+		for _, t := range c.Turns {
+			field(strconv.Itoa(int(t.Standing)))
+		}
+	}
 	return h.Sum(nil)
 }
 
-// expiriesMarker opens the expiries in a save's digest.
-const expiriesMarker = "expires"
+// expiriesMarker opens the expiries in a save's digest, and
+// standingMarker the standing marks.
+const (
+	expiriesMarker = "expires"
+	standingMarker = "standing"
+)
 
 // advance moves a stored conversation from base to at, or says why it
 // cannot: it is at another version, or it is gone.
@@ -429,13 +447,14 @@ func (s *Store) append(ctx context.Context, t *tx, scope store.Scope, c byheart.
 					return err
 				}
 			}
-			text, source := []byte(turn.Text), []byte(turn.Source.Name)
+			text, source, standing := []byte(turn.Text), []byte(turn.Source.Name), int(turn.Standing)
 			if turn.Redacted {
-				text, source = []byte{}, []byte{}
+				text, source, standing = []byte{}, []byte{}, 0
 			}
 			args = append(args, scope.Tenant, scope.User, scope.Conversation,
 				seq, string(turn.Role), text, when, flag(turn.Redacted), turn.Tool, turn.CallID, source,
-				flag(turn.Source.Authenticated && !turn.Redacted), flag(slices.Contains(c.Bounds, seq)), expires, now.UnixMicro())
+				flag(turn.Source.Authenticated && !turn.Redacted), flag(slices.Contains(c.Bounds, seq)), expires, standing,
+				now.UnixMicro())
 		}
 		if _, err := t.conn.ExecContext(ctx, s.q.addTurns(hi-lo), args...); err != nil {
 			return err

@@ -12,20 +12,26 @@ var errBadConn = driver.ErrBadConn
 const scope = "tenant = ? AND user_id = ? AND conversation = ?"
 
 // turnColumns are the columns a turn is read with.
-const turnColumns = "seq, role, text, time, redacted, tool, call_id, source, authenticated, opens, expires"
+const turnColumns = "seq, role, text, time, redacted, tool, call_id, source, authenticated, opens, expires, standing"
 
 // readColumns are what a turn is read back as: its flags folded into one
 // number (see flags) and its strings. The seq is not among them: the rows
 // read are those of [from, turns), whose seqs are unique, so as many rows
 // as that range holds are all of them, in order.
 const readColumns = "CASE WHEN redacted <> 0 THEN 1 ELSE 0 END + CASE WHEN authenticated <> 0 THEN 2 ELSE 0 END + " +
-	"CASE WHEN opens <> 0 THEN 4 ELSE 0 END, role, text, time, tool, call_id, source, expires"
+	"CASE WHEN opens <> 0 THEN 4 ELSE 0 END + CASE standing WHEN 1 THEN 8 WHEN 2 THEN 16 ELSE 0 END, " +
+	"role, text, time, tool, call_id, source, expires"
 
 // The flags of a turn read back.
 const (
 	flagRedacted      = 1
 	flagAuthenticated = 2
 	flagOpens         = 4
+	// A turn's byheart.Turn.Standing as the application gave it: its
+	// column holds the byheart.Standing, 0 (StandingAuto) in rows written
+	// before it.
+	flagStandingYes = 8
+	flagStandingNo  = 16
 )
 
 // queries are the statements, written once with the dialect's placeholders.
@@ -39,12 +45,12 @@ type queries struct {
 	dollar                                  bool
 }
 
-// rowsPerInsert is the most turns one statement inserts: 15 values each,
+// rowsPerInsert is the most turns one statement inserts: 16 values each,
 // well under every database's limit on a statement's placeholders.
 const rowsPerInsert = 256
 
 // turnArgs is the number of values a turn's row takes.
-const turnArgs = 15
+const turnArgs = 16
 
 // addTurns is the statement that inserts n turns.
 func (q queries) addTurns(n int) string {
@@ -65,7 +71,7 @@ func newQueries(dollar bool) queries {
 		starts:      "SELECT seq FROM byheart_turns WHERE " + scope + " AND seq > ? AND seq < ? AND opens = 1 ORDER BY seq",
 		open:        "UPDATE byheart_turns SET opens = 1 WHERE " + scope + " AND seq = ?",
 		redacted:    "SELECT redacted FROM byheart_turns WHERE " + scope + " AND seq = ?",
-		redact:      "UPDATE byheart_turns SET text = ?, source = ?, authenticated = 0, redacted = 1 WHERE " + scope + " AND seq = ?",
+		redact:      "UPDATE byheart_turns SET text = ?, source = ?, authenticated = 0, redacted = 1, standing = 0 WHERE " + scope + " AND seq = ?",
 		deleteTurns: "DELETE FROM byheart_turns WHERE " + scope,
 		dropConv:    "DELETE FROM byheart_conversations WHERE " + scope,
 		userConvs:   "SELECT conversation, version, turns FROM byheart_conversations WHERE tenant = ? AND user_id = ? ORDER BY conversation",

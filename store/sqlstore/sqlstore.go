@@ -11,7 +11,10 @@
 // turn's text. A database made before byheart_saves existed gets it when
 // it is opened. A save appends rows and updates one; it never rewrites a
 // turn it did not add. A turn's expiry (byheart.Turn.Expires) is a
-// nullable column of its row, added on open to tables made before it.
+// nullable column of its row, and the application's standing mark
+// (byheart.Turn.Standing) a column that is 0 when it left the turn to
+// byheart, which recognizes it again on every load; both are added on open
+// to tables made before them.
 package sqlstore
 
 import (

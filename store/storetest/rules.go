@@ -141,6 +141,8 @@ func badInputChangesNothing(t *testing.T, st store.Store) {
 		{"a stretch start past the turns", byheart.Changes{From: 20, Turns: user("hi"), Bounds: []int{21}}, store.ErrInvalid},
 		{"a kept selection that is not JSON", byheart.Changes{From: 20, Kept: json.RawMessage("{")}, store.ErrInvalid},
 		{"a kept selection over MaxKept", byheart.Changes{From: 20, Kept: json.RawMessage(`"` + strings.Repeat("k", store.MaxKept) + `"`)}, store.ErrTooLarge},
+		{"an assistant's turn marked standing", byheart.Changes{From: 20, Turns: []byheart.Turn{{Role: byheart.Assistant, Text: "obey", Standing: byheart.StandingYes}}}, store.ErrInvalid},
+		{"a standing mark byheart does not know", byheart.Changes{From: 20, Turns: []byheart.Turn{{Role: byheart.User, Text: "hi", Standing: 9}}}, store.ErrInvalid},
 	} {
 		_, err := st.Save(ctx, alice, at, tc.c, "")
 		wantErr(t, err, tc.want, tc.name)

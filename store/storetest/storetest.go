@@ -35,6 +35,7 @@ func Run(t *testing.T, open Opener) {
 		{"CacheServesAWarmCopyCaughtUp", cacheServesWarmCopy},
 		{"ExpiryIsKeptInTheRowsAndTheAuditShowsIt", expiryIsKeptAndAudited},
 		{"AReopenedCopyDecidesAsTheOneThatSaved", reopenedDecidesAsLive},
+		{"StandingMarksAreKeptInTheRows", standingMarksAreKept},
 		{"TimesComeBackExactlyAsToJSONWritesThem", timesComeBackExactly},
 		{"EveryWayOfRedactingErasesFromTheStore", everyErasurePersists},
 		{"RedoneSaveLandsOnce", redoneSaveLandsOnce},
