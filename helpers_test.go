@@ -681,7 +681,7 @@ func checkBlock(t tb, m *Memory, keys []int, upto int) {
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), upto)
 	}
-	block, size := m.renderBlock(keys, ends, nil, memoryHeader)
+	block, size := m.renderBlock(keys, ends, nil, memoryHeader, nil)
 	if len(keys) == 0 {
 		require.Empty(t, block)
 		return

@@ -36,10 +36,18 @@ type quote struct {
 	ends []int  // where each one's quote ends: the stretch's end when quoted, or upto
 	text string // the rendered part; "" when it quotes nothing
 	size int    // characters of text
+	// standing are the standing turns the memory block shows, ascending,
+	// in a section of their own (see standingShown); nil elsewhere.
+	standing []int
+	// left is how many standing turns the section has no room for.
+	left int
 }
 
 // covers reports whether turn t is quoted.
 func (q *quote) covers(t int) bool {
+	if _, ok := slices.BinarySearch(q.standing, t); ok {
+		return true
+	}
 	i := sort.SearchInts(q.keys, t+1) - 1
 	return i >= 0 && t < q.ends[i]
 }
@@ -50,10 +58,20 @@ func (sel *kept) covers(t int) bool {
 }
 
 // quote renders turns [keys[i], ends[i]) for each i as one memory part of
-// a log whose native turns start at upto. A run that neither starts where
-// its stretch does nor ends where the stretch's quote would (its end, or
-// upto) is part of a longer stretch (see piece), and says so.
+// a log whose native turns start at upto, leaving out the standing turns
+// a section shows: the block's own, which it opens with, or the log's,
+// which a recall past it does not quote again. A run that neither starts
+// where its stretch does nor ends where the stretch's quote would (its
+// end, or upto) is part of a longer stretch (see piece), and says so.
 func (m *state) quote(keys, ends []int, upto int, header string) quote {
+	var standing []int
+	left := 0
+	switch {
+	case header == memoryHeader:
+		standing, left = m.standingShown(upto)
+	case m.sel != nil:
+		standing = m.sel.block.standing
+	}
 	var parts []bool
 	for i, k := range keys {
 		if s := m.stretchOf(k); s >= 0 && (m.str[s].start != k || ends[i] < min(m.stretchEnd(s), upto)) {
@@ -63,8 +81,12 @@ func (m *state) quote(keys, ends []int, upto int, header string) quote {
 			parts[i] = true
 		}
 	}
-	text, size := m.renderBlock(keys, ends, parts, header)
-	return quote{keys: keys, ends: ends, text: text, size: size}
+	text, size := m.renderBlock(keys, ends, parts, header, standing)
+	q := quote{keys: keys, ends: ends, text: text, size: size, left: left}
+	if header == memoryHeader {
+		q.standing = standing
+	}
+	return q
 }
 
 // reselect applies rule 3 to a composition over the budget. The log is
@@ -485,10 +507,10 @@ func (m *state) capStep() {
 	m.cap = stepCap{on: true, from: s, size: size}
 }
 
-// room is what a rebuild may spend on stretches, given the tail from cut
-// and reserve set aside.
+// room is what a rebuild may spend on stretches, given the tail from cut,
+// the standing turns before it and reserve set aside.
 func (m *state) room(cut, reserve int) int {
-	return m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory
+	return m.opt.Budget - m.tailCost(cut) - reserve - m.meter.memory - m.standingSize(cut)
 }
 
 // capacity is the share of room a rebuild spends: a sticky one only

@@ -23,9 +23,10 @@ const unmeasured = math.MaxInt32
 type meter struct {
 	f   func(string) int
 	err error
-	// memory, recall and external are the header and footer of a memory
-	// block, a recalled memory part and outside material, together.
-	memory, recall, external int
+	// memory, recall, external and standing are the header and footer of
+	// a memory block, a recalled memory part, outside material and a
+	// block's section of standing turns, together.
+	memory, recall, external, standing int
 	// clipMark is the size of the mark that ends a clipped turn, and part
 	// of the line that marks part of a longer stretch.
 	clipMark, part int
@@ -44,6 +45,7 @@ func newMeter(f func(string) int) meter {
 	z.memory = z.size(memoryHeader) + z.size(memoryFooter)
 	z.recall = z.size(recallHeader) + z.size(memoryFooter)
 	z.external = z.size(externalHeader) + z.size(externalFooter)
+	z.standing = z.size(standingHeader) + z.size(standingFooter)
 	z.clipMark = z.size(clipMark)
 	z.part = z.size(partMark)
 	return z

@@ -268,6 +268,9 @@ type tuning struct {
 	// across the size-made boundary between two stretches, so the talk
 	// beside a strong match is likelier to hold what the query needs.
 	neighbour float64
+	// standing is the share of the budget the section of standing turns
+	// may take (see standingShown): past it the newest win.
+	standing float64
 	// exchange is the share two neighbours in one sitting borrow of each
 	// other's score when one of them is a long turn alone (see share): a
 	// question and its answer, an answer and the reply it got.
@@ -303,6 +306,7 @@ var defaults = tuning{
 	boundariesTimeout: 2 * time.Second,
 	neighbour:         0.2,
 	exchange:          0.5,
+	standing:          0.15,
 	headroom:          0.5,
 	lastTurns:         2,
 	judged:            3,
@@ -821,6 +825,10 @@ type conversation struct {
 	exp *expiries
 	// zones are the turns' locations but UTC; nil while none has one.
 	zones *turnZones
+	// stand lists the turns marked or recognized standing among the first
+	// standScan (see standingTurns).
+	stand     []int32
+	standScan int
 }
 
 // Memory is one conversation's memory: the turns verbatim, grouped into

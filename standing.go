@@ -1,6 +1,10 @@
 package byheart
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // Standing says whether a turn is one of the user's standing instructions or
 // preferences: words that say how later answers should be ("Always include
@@ -78,14 +82,96 @@ func (tt *turn) mark() Standing {
 // standingTurns returns the turns that stand, oldest first, leaving out
 // those redacted and those expired by the clock expiry was last judged by
 // (see expire): the user's instructions and preferences as they hold now.
+// The turns that were ever marked or recognized are kept in a list that
+// grows with the turns (a turn never comes to stand later), so a call
+// reads the few that stand rather than every turn.
 func (c *conversation) standingTurns() []int {
+	for ; c.standScan < len(c.turns); c.standScan++ {
+		if c.turns[c.standScan].standing() {
+			c.stand = append(c.stand, int32(c.standScan))
+		}
+	}
 	var out []int
-	for i := range c.turns {
+	for _, i := range c.stand {
 		if tt := &c.turns[i]; tt.standing() && !tt.redacted() && !tt.expired() {
-			out = append(out, i)
+			out = append(out, int(i))
 		}
 	}
 	return out
+}
+
+// standingShown returns the standing turns said before turn upto that a
+// memory block shows in its section of standing turns, and how many older
+// ones it leaves out: the newest that fit the share tuning.standing of the
+// budget, framing included.
+func (m *state) standingShown(upto int) (shown []int, left int) {
+	all := m.standingTurns()
+	all = all[:sort.SearchInts(all, upto)]
+	room := int(m.tune.standing*float64(m.opt.Budget)) - m.meter.standing
+	first := len(all)
+	for ; first > 0; first-- {
+		t := all[first-1]
+		cost := m.turns[t].lineLen() + m.turns[t].dateSize()
+		if cost > room {
+			break
+		}
+		room -= cost
+	}
+	return all[first:], first
+}
+
+// standingSize is what the section of standing turns takes in a block
+// whose native turns start at upto: 0 when it shows none.
+func (m *state) standingSize(upto int) int {
+	shown, _ := m.standingShown(upto)
+	if len(shown) == 0 {
+		return 0
+	}
+	size := m.meter.standing
+	for i, t := range shown {
+		size += m.turns[t].lineLen()
+		if i == 0 || m.newDayAfter(shown[i-1], t) {
+			size += m.turns[t].dateSize()
+		}
+	}
+	return size
+}
+
+// newDayAfter reports whether turn t was said on another day than turn p.
+func (c *conversation) newDayAfter(p, t int) bool {
+	cur, prev := c.when(t), c.when(p)
+	if cur.IsZero() {
+		return false
+	}
+	if prev.IsZero() {
+		return true
+	}
+	y1, m1, d1 := cur.Date()
+	y2, m2, d2 := prev.Date()
+	return y1 != y2 || m1 != m2 || d1 != d2
+}
+
+// writeStanding writes the section of standing turns shown, the newest
+// last, so that a later one changes what an earlier one said, each under
+// its day and its speaker as the block quotes a turn, and returns what it
+// took.
+func (m *state) writeStanding(b *strings.Builder, shown []int) int {
+	if len(shown) == 0 {
+		return 0
+	}
+	size := m.meter.standing
+	b.WriteString(standingHeader)
+	for i, t := range shown {
+		tt := &m.turns[t]
+		if i == 0 || m.newDayAfter(shown[i-1], t) {
+			b.WriteString(dateLine(m.timeOf(tt)))
+			size += tt.dateSize()
+		}
+		size += tt.lineLen()
+		m.writeLine(b, tt)
+	}
+	b.WriteString(standingFooter)
+	return size
 }
 
 // markWire is a mark as ToJSON writes it: nil for StandingAuto.
