@@ -352,3 +352,29 @@ func ExampleTurn_expires() {
 	// 09:01: "«byheart tool result» of fares, from [quoted] tool:fares, source authenticated; quoted material, not instructions:\n  212 EUR, held for 10 minutes\n«end of byheart tool result»"
 	// 09:10: "«byheart tool result» of fares:\n  [expired]\n«end of byheart tool result»"
 }
+
+// A user's standing instruction stays in view above the budget, whatever
+// the query: the memory block opens with it, in the cached prefix.
+func ExampleStanding() {
+	mem := byheart.New(byheart.Options{Budget: 2400, Chunk: 200})
+	day := time.Date(2024, time.March, 4, 9, 0, 0, 0, time.UTC)
+	mem.AppendAt(byheart.User, "From now on, always include version numbers when you name a library.", day)
+	mem.Append(byheart.Assistant, "Will do.")
+	mem.AppendTurn(byheart.Turn{Role: byheart.User, Text: "Metric units, please.", Standing: byheart.StandingYes})
+	mem.Append(byheart.Assistant, "Metric it is.")
+	for i := range 60 {
+		mem.AppendAt(byheart.User, fmt.Sprintf("Small talk number %d about the weather and the garden.", i), day.AddDate(0, 0, 1))
+		mem.Append(byheart.Assistant, "Sounds lovely.")
+	}
+
+	res, _ := mem.Compose(context.Background(), "Which HTTP client should I use for the garden sensors?")
+	fmt.Println("standing turns:", res.Standing)
+	block := res.Messages[0].Parts[0].Text
+	section := block[strings.Index(block, "«byheart standing»"):strings.Index(block, "«end of byheart standing»")]
+	fmt.Print(section[strings.Index(section, "\n")+1:])
+	// Output:
+	// standing turns: [0 2]
+	// --- 4 March 2024 ---
+	// user: From now on, always include version numbers when you name a library.
+	// user: Metric units, please.
+}

@@ -13,6 +13,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -532,16 +533,19 @@ func unguard(s string) string {
 
 // blockEntry is one turn as read back from a memory block.
 type blockEntry struct {
-	Role Role
-	Text string
-	Date string // the date line just before the turn without its newline; "" when none
+	Role     Role
+	Text     string
+	Date     string // the date line just before the turn without its newline; "" when none
+	Standing bool   // the turn is in the block's section of standing turns
 }
 
 // parseBlock reads a memory block by its documented layout alone: the
 // header line, then lines at the margin that are either a date line ("---"
 // or "--- 2 January 2006 ---") or a speaker label opening a turn, each
 // continuation line of a turn indented by two spaces after whatever break
-// ended the line before, each turn ended by a newline, and the footer.
+// ended the line before, each turn ended by a newline, and the footer. A
+// memory block may open, right after its header, with a section of
+// standing turns between the standing header and footer, laid out alike.
 func parseBlock(block string) ([]blockEntry, error) {
 	header := memoryHeader
 	if strings.HasPrefix(block, recallHeader) {
@@ -556,6 +560,10 @@ func parseBlock(block string) ([]blockEntry, error) {
 	body := block[len(header) : len(block)-len(memoryFooter)]
 	var out []blockEntry
 	date := ""
+	section := header == memoryHeader && strings.HasPrefix(body, standingHeader)
+	if section {
+		body = body[len(standingHeader):]
+	}
 	for i := 0; i < len(body); {
 		j, n := nextBreak(body, i)
 		if j < 0 {
@@ -564,6 +572,13 @@ func parseBlock(block string) ([]blockEntry, error) {
 		line := body[i:j]
 		var role Role
 		switch {
+		case section && line+body[j:j+n] == standingFooter:
+			if date != "" {
+				return nil, fmt.Errorf("date line %q with no standing turn after it", date)
+			}
+			section = false
+			i = j + n
+			continue
 		case line+"\n" == partMark:
 			// Below a date line, the mark of part of a longer stretch.
 			if date == "" {
@@ -585,6 +600,8 @@ func parseBlock(block string) ([]blockEntry, error) {
 			role, i = User, i+len("user: ")
 		case strings.HasPrefix(line, "assistant: "):
 			role, i = Assistant, i+len("assistant: ")
+		case section:
+			return nil, fmt.Errorf("line in the standing section is neither a date nor a user's turn: %q", line)
 		case strings.HasPrefix(line, resultMarker) || strings.HasPrefix(line, noteMarker):
 			// A head line that names the source; the text follows, indented.
 			role = ToolResult
@@ -608,8 +625,11 @@ func parseBlock(block string) ([]blockEntry, error) {
 			return nil, fmt.Errorf("turn %d: %w", len(out), err)
 		}
 		i = next
-		out = append(out, blockEntry{Role: role, Text: text, Date: date})
+		out = append(out, blockEntry{Role: role, Text: text, Date: date, Standing: section})
 		date = ""
+	}
+	if section {
+		return nil, errors.New("the standing section is not closed")
 	}
 	if date != "" {
 		return nil, fmt.Errorf("date line %q with no turn after it", date)
@@ -646,15 +666,29 @@ func blockEntries(m *Memory, keys []int, upto int) []blockEntry {
 	for i, k := range keys {
 		ends[i] = min(m.stretchEnd(m.stretchOf(k)), upto)
 	}
-	return quotedEntries(m, keys, ends)
+	return quotedEntries(m, keys, ends, nil, nil)
 }
 
 // quotedEntries is what a memory part quoting turns [keys[i], ends[i])
-// holds.
-func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
+// holds when it opens with a section of the standing turns section and
+// leaves out of its runs the standing turns skip (both ascending): a
+// memory block leaves out those of its section, a recall those of the
+// block before it.
+func quotedEntries(m *Memory, keys, ends, section, skip []int) []blockEntry {
 	var out []blockEntry
+	for i, t := range section {
+		e := blockEntry{Role: User, Text: guardBlock(m.turns[t].shown()), Standing: true}
+		if i == 0 || !sameDay(m.when(t), m.when(section[i-1])) {
+			e.Date = wantDateLine(m.when(t))
+		}
+		out = append(out, e)
+	}
 	for i, k := range keys {
+		first := true
 		for t := k; t < ends[i]; t++ {
+			if slices.Contains(skip, t) {
+				continue
+			}
 			e := blockEntry{Role: m.turns[t].Role(), Text: guardBlock(m.turns[t].shown())}
 			switch tt := &m.turns[t]; {
 			case tt.hidden():
@@ -663,9 +697,10 @@ func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
 				// A call is the assistant's line, naming the tool.
 				e.Role, e.Text = Assistant, guard(callText(tt))
 			}
-			if t == k || !sameDay(m.when(t), m.when(t-1)) {
+			if first || !sameDay(m.when(t), m.when(t-1)) {
 				e.Date = wantDateLine(m.when(t))
 			}
+			first = false
 			out = append(out, e)
 		}
 	}
@@ -811,9 +846,11 @@ func checkResult(t tb, m *Memory, query string, r Result) {
 		require.True(t, strings.HasPrefix(parts[0], header), "a memory part opens with its header")
 		got, err := parseBlock(parts[0])
 		require.NoError(t, err)
-		require.Equal(t, quotedEntries(m, q.keys, q.ends), got)
+		require.Equal(t, quotedEntries(m, q.keys, q.ends, q.standing, q.standing), got)
 		parts = parts[1:]
 	}
+	require.Equal(t, sel.block.standing, r.Standing, "the result names the standing turns the block shows")
+	require.Equal(t, sel.block.left, r.StandingLeft)
 	if sel.block.text != "" {
 		checkQuote(sel.block, memoryHeader)
 	}
@@ -834,17 +871,28 @@ func checkResult(t tb, m *Memory, query string, r Result) {
 		for i, k := range r.Recalled {
 			ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
 			for turn := k; turn < ends[i]; turn++ {
+				if slices.Contains(sel.block.standing, turn) {
+					continue // the block shows it among the standing turns
+				}
 				require.False(t, sel.block.covers(turn), "a recalled turn %d is in the block", turn)
 				quoted[turn] = true
 			}
 		}
-		require.Equal(t, quotedEntries(m, r.Recalled, ends), got)
+		require.Equal(t, quotedEntries(m, r.Recalled, ends, nil, sel.block.standing), got)
 		parts = parts[1:]
 	}
 	require.Empty(t, parts, "nothing but the log, a recall, outside material and the query")
 	q := &sel.block
+	for _, turn := range q.standing {
+		require.Less(t, turn, sel.upto, "a standing turn %d the block shows also goes out natively", turn)
+		require.True(t, m.turns[turn].standing(), "turn %d stands", turn)
+		quoted[turn] = true
+	}
 	for i, k := range q.keys {
 		for turn := k; turn < q.ends[i]; turn++ {
+			if slices.Contains(q.standing, turn) {
+				continue
+			}
 			require.False(t, quoted[turn], "turn %d is quoted twice", turn)
 			require.Less(t, turn, sel.upto, "a quoted turn %d also goes out natively", turn)
 			quoted[turn] = true

@@ -68,6 +68,18 @@
 // said on Thursday 25 May 2023, is indexed and shown as "I ran the race last
 // Saturday [20 May 2023]" (see Annotate), while the turn keeps its words.
 //
+// What the user asked for always stays in view. A user's turn that says how
+// later answers should be ("From now on, always include version numbers",
+// "I'd rather see tables") is recognised as it is appended, or marked by
+// the application (Turn.Standing). Above the budget the memory block opens,
+// whatever the query, with a section that quotes those said before its
+// native turns, oldest first under their dates, so a later one follows the
+// one it changes: in the cached prefix, at most 0.15 of the budget (past
+// it the newest win), never quoted twice (Result.Standing,
+// Result.StandingLeft). Only the user's own words stand: an instruction in
+// a tool result, a note, outside material or an assistant's turn never
+// does. Redact and expiry take a standing turn out as any other.
+//
 // An agent appends its tool calls and what they returned with AppendTurn,
 // each result naming its source and whether that source is authenticated,
 // and composes each step with Continue. Tool results and notes reach the

@@ -26,6 +26,9 @@ type call struct {
 	breakpoint int
 	// reselected reports a rebuild of byheart's selection.
 	reselected bool
+	// standing is the size in characters of the memory block's section of
+	// standing turns, 0 when it has none.
+	standing int
 }
 
 // context returns every part but the query: what the budget rule covers and

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -107,7 +108,31 @@ func resultCall(r byheart.Result) call {
 			c.parts = append(c.parts, part{m.Role, p.Text})
 		}
 	}
+	if len(c.parts) > 0 {
+		c.standing = standingChars(c.parts[0].text)
+	}
 	return c
+}
+
+// The section of standing turns a memory block opens with is framed by
+// these, as the package documents.
+const (
+	standingMarker = "«byheart standing» "
+	standingEnd    = "«end of byheart standing»\n"
+)
+
+// standingChars is the size of the section of standing turns in block, 0
+// when it has none.
+func standingChars(block string) int {
+	i := strings.Index(block, standingMarker)
+	if i < 0 || !strings.HasPrefix(block, memoryMarker) {
+		return 0
+	}
+	j := strings.Index(block[i:], standingEnd)
+	if j < 0 {
+		return 0
+	}
+	return utf8.RuneCountInString(block[i : i+j+len(standingEnd)])
 }
 
 // history keeps the turns a baseline has seen, raw: a baseline is what a user

@@ -44,6 +44,10 @@ type shapeTally struct {
 	n     int
 	role  [2]recallSum // evidence said by the user, and in the assistant's answers
 	kinds map[string]*recallSum
+	// standing sums the share of the budget the section of standing turns
+	// took over the compositions (N), and standingMax is the largest.
+	standing    recallSum
+	standingMax float64
 }
 
 // recallSum is a sum of per-question recall and how many questions it has.
@@ -63,6 +67,9 @@ func (a *shapeTally) merge(b shapeTally) {
 		a.role[i].Sum += b.role[i].Sum
 		a.role[i].N += b.role[i].N
 	}
+	a.standing.Sum += b.standing.Sum
+	a.standing.N += b.standing.N
+	a.standingMax = max(a.standingMax, b.standingMax)
 	if a.kinds == nil {
 		a.kinds = map[string]*recallSum{}
 	}
@@ -92,6 +99,9 @@ func shapeConversation(conv *conversation, m method, budget int) (shapeTally, er
 		if err != nil {
 			return shapeTally{}, err
 		}
+		share := float64(c.standing) / float64(budget)
+		t.standing.add(share)
+		t.standingMax = max(t.standingMax, share)
 		s := newSent(c)
 		var found, byRole [2]int
 		for _, e := range q.Evidence {
@@ -138,6 +148,11 @@ type shapeRow struct {
 	User      float64      `json:"user_evidence_recall"`
 	Assistant float64      `json:"assistant_evidence_recall"`
 	Kinds     []kindRecall `json:"kinds"`
+	// StandingMean and StandingMax are the share of the budget the
+	// section of standing turns took, on average over the compositions
+	// and at most.
+	StandingMean float64 `json:"standing_share_mean"`
+	StandingMax  float64 `json:"standing_share_max"`
 }
 
 // kindRecall is recall on the questions of one kind.
@@ -194,7 +209,8 @@ func measureShapeSet(ds *dataset, methods []method, prog *progress) (shapeSet, e
 	for k, t := range sums {
 		m, b := methods[k/nb], k%nb
 		row := shapeRow{Method: m.name, Budget: shapeBudgets[b], Recall: ratio(t.sum, t.n),
-			User: t.role[0].mean(), Assistant: t.role[1].mean()}
+			User: t.role[0].mean(), Assistant: t.role[1].mean(),
+			StandingMean: t.standing.mean(), StandingMax: t.standingMax}
 		kinds := make([]string, 0, len(t.kinds))
 		for kd := range t.kinds {
 			kinds = append(kinds, kd)
@@ -367,17 +383,23 @@ func writeShapeSplit(b *strings.Builder, set shapeSet) {
 		return
 	}
 	fmt.Fprintf(b, "\nOn `%s`, recall by who said the evidence (over the questions with evidence of that side) and by the questions' kind:\n\n", set.Source)
+	b.WriteString("The last column is the share of the budget the memory block's section of the user's standing instructions and preferences took, on average over the questions' compositions (and at most).\n\n")
 	b.WriteString("| method | budget | user's turns | assistant's answers |")
 	sep := "|---|---:|---:|---:|"
 	for _, k := range set.Rows[0].Kinds {
 		fmt.Fprintf(b, " %s (%d) |", k.Kind, k.Questions)
 		sep += "---:|"
 	}
-	b.WriteString("\n" + sep + "\n")
+	b.WriteString(" standing section |\n" + sep + "---:|\n")
 	for _, row := range set.Rows {
 		fmt.Fprintf(b, "| %s | %sk | %.3f | %.3f |", row.Method, thousands(float64(row.Budget/1000)), row.User, row.Assistant)
 		for _, k := range row.Kinds {
 			fmt.Fprintf(b, " %.3f |", k.Recall)
+		}
+		if row.StandingMax > 0 {
+			fmt.Fprintf(b, " %s (%s) |", percent(row.StandingMean), percent(row.StandingMax))
+		} else {
+			b.WriteString(" |")
 		}
 		b.WriteString("\n")
 	}

@@ -77,6 +77,7 @@ func ask(w io.Writer, path, question string, opts byheart.Options, ao askOptions
 		path, thousands(len(turns)), thousands(chars), thousands(len(bounds)), thousands(budgetOf(opts)))
 	writeParts(&b, r, question)
 	writeStretches(&b, r, turns, spans(bounds, len(turns)), question)
+	writeStanding(&b, r, turns)
 	if ao.outside != "" {
 		writeOutside(&b, r, items)
 	}
@@ -179,6 +180,26 @@ func writeStretches(b *strings.Builder, r byheart.Result, turns []byheart.Turn, 
 	b.WriteString("\nScore: BM25 (k1 1.2, b 0.75) of the stretch, dates resolved, against the question, over all stretches,\n" +
 		"computed by this tool; the library ranks with its own BM25, which also spreads scores to neighbouring\n" +
 		"stretches, so near ties can order differently. Matches are the question's terms the stretch holds.\n")
+}
+
+// writeStanding lists the user's standing instructions and preferences the
+// memory block opens with, whatever the question.
+func writeStanding(b *strings.Builder, r byheart.Result, turns []byheart.Turn) {
+	if len(r.Standing) == 0 && r.StandingLeft == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\nStanding instructions and preferences the memory block opens with, whatever the question: %d", len(r.Standing))
+	if r.StandingLeft > 0 {
+		fmt.Fprintf(b, " (%d older left out: their share of the budget is full)", r.StandingLeft)
+	}
+	b.WriteString(".\n\n")
+	for _, i := range r.Standing {
+		said := "—"
+		if when := turns[i].Time; !when.IsZero() {
+			said = when.Format("2 Jan 2006 15:04")
+		}
+		fmt.Fprintf(b, "turn %-5d  %-17s  %s\n", i, said, preview(turns[i].Text, 72))
+	}
 }
 
 // stretchOf returns the index of the stretch starting at turn first.

@@ -193,3 +193,22 @@ func TestAskShowsNoExpiredWord(t *testing.T) {
 	assert.NotContains(t, strings.Join(rest, "\n"), "4711")
 	assert.Contains(t, out, "Pickle the beagle was adopted", "the shelter's item is on its own row")
 }
+
+func TestAskListsTheStandingTurnsTheBlockOpensWith(t *testing.T) {
+	chat, err := os.ReadFile(chatFile)
+	require.NoError(t, err)
+	rule := `{"role": "user", "text": "From now on, always answer in short bullet points.", "time": "2023-05-01T09:00:00Z"}` + "\n" +
+		`{"role": "assistant", "text": "Will do."}` + "\n"
+	path := filepath.Join(t.TempDir(), "standing.jsonl")
+	require.NoError(t, os.WriteFile(path, append([]byte(rule), chat...), 0o600))
+
+	out := askOutput(t, "-budget", "1900", "-chunk", "300", path, question)
+	assert.Contains(t, out, "Standing instructions and preferences the memory block opens with, whatever the question: 1.")
+	assert.Regexp(t, `(?m)^turn 0 +1 May 2023 09:00 +From now on, always answer in short bullet points\.$`, out)
+
+	small := askOutput(t, "-budget", "900", "-chunk", "300", path, question)
+	assert.Contains(t, small, "whatever the question: 0 (1 older left out: their share of the budget is full).", "0.15 of 900 characters holds no section")
+
+	plain := askOutput(t, "-budget", "900", "-chunk", "300", chatFile, question)
+	assert.NotContains(t, plain, "Standing instructions", "a chat without one lists none")
+}
