@@ -103,11 +103,15 @@ func (c *conversation) standingTurns() []int {
 // standingShown returns the standing turns said before turn upto that a
 // memory block shows in its section of standing turns, and how many older
 // ones it leaves out: the newest that fit the share tuning.standing of the
-// budget, framing included.
+// budget, framing included, and what the native turns from upto leave of
+// the budget besides the block's own framing.
 func (m *state) standingShown(upto int) (shown []int, left int) {
 	all := m.standingTurns()
 	all = all[:sort.SearchInts(all, upto)]
-	room := int(m.tune.standing*float64(m.opt.Budget)) - m.meter.standing
+	if len(all) == 0 {
+		return nil, 0
+	}
+	room := min(int(m.tune.standing*float64(m.opt.Budget)), m.opt.Budget-m.tailCost(upto)-m.meter.memory) - m.meter.standing
 	first := len(all)
 	for ; first > 0; first-- {
 		t := all[first-1]

@@ -209,3 +209,19 @@ func TestASavedMemoryShowsTheSameStandingTurns(t *testing.T) {
 	r := compose(t, back, "which cluster?")
 	assert.Equal(t, []int{0, 2}, r.Standing)
 }
+
+// A native tail that takes most of the budget leaves the section only
+// what is left: the budget holds, framing included.
+func TestTheSectionGivesWayToTheNativeTurns(t *testing.T) {
+	m := standingChat(t, Options{Budget: 3000}, 40, Turn{Role: User, Text: versionsRule})
+	for _, size := range []int{2000, 2500, 2800, 2900, 3000, 4000} {
+		mustAppendAt(t, m, User, "Please review this: "+strings.Repeat("lorem ipsum ", size/12), viewDay.AddDate(0, 2, 0))
+		q := "which kubernetes cluster?"
+		r := compose(t, m, q)
+		checkResult(t, m, q, r)
+		if len(r.Standing) == 0 {
+			assert.Equal(t, 1, r.StandingLeft, "size %d: the section says what it left out", size)
+		}
+		mustAppendAt(t, m, Assistant, "Looks fine.", viewDay.AddDate(0, 2, 0))
+	}
+}
