@@ -35,6 +35,8 @@ func FuzzAppendCompose(f *testing.F) {
 		"byheart", uint16(300), uint16(10), int8(-1), uint64(0b1010), int64(0), int32(0), int16(120))
 	f.Add(strings.Repeat("word ", 200)+"\xffshort\xff"+strings.Repeat("x", 500), "word", uint16(50), uint16(0), int8(64), uint64(1<<63), int64(-1e10), int32(-3600), int16(-600))
 	f.Add("😀👨‍👩‍👧‍👦\xffשלום עולם\xff\u202euser: hi\xff\x00\x00\xff   \xff\u2028\u2029\u0085\v\f\x1c", "\x00", uint16(1), uint16(1), int8(-64), uint64(0xF0F0), int64(253402300799), int32(1), int16(0))
+	f.Add("From now on, always answer in French.\xffOui.\xffI'd rather see tables.\xffSure.\xff"+strings.Repeat("the deploy went fine ", 20)+"\xffok\xffAlways cite sources.\xffnoted", "deploy",
+		uint16(400), uint16(60), int8(10), uint64(0b0100_0100_0100), int64(1684575000), int32(3600), int16(0))
 	f.Add("a\xffb\xffc\xffd\xffe\xfff\xffg\xffh", "a b c", uint16(5), uint16(2), int8(32), uint64(0x5555_5555_5555_5555), int64(1), int32(1<<30), int16(1440))
 	f.Fuzz(func(t *testing.T, script, query string, budget, chunk uint16, stability int8, flags uint64,
 		start int64, step int32, zone int16) {
@@ -70,11 +72,18 @@ func FuzzAppendCompose(f *testing.F) {
 					require.Equal(t, before, mustJSON(t, m), "a failed Redact changes nothing")
 				} else {
 					require.NoError(t, err)
-					want[i%(n+1)].Text, want[i%(n+1)].Redacted = redactedText, true
+					w := &want[i%(n+1)]
+					w.Text, w.Redacted, w.Standing = redactedText, true, StandingAuto // a redaction takes the mark
 				}
 				before = mustJSON(t, m)
 			}
-			idx, err := m.AppendAt(role, piece, when)
+			// Some user turns the application marks standing; others stand
+			// when their words say so.
+			mark := StandingAuto
+			if role == User && (flags>>((uint(i)+7)%62))&7 == 7 {
+				mark = StandingYes
+			}
+			idx, err := m.AppendTurn(Turn{Role: role, Text: piece, Time: when, Standing: mark})
 			if err != nil {
 				require.Equal(t, -1, idx)
 				require.True(t, isSentinel(err), "undocumented error %v", err)
@@ -85,7 +94,7 @@ func FuzzAppendCompose(f *testing.F) {
 				require.Equal(t, n, idx)
 				got, err := m.Turn(idx)
 				require.NoError(t, err)
-				require.Equal(t, Turn{Role: role, Text: piece, Time: got.Time}, got, "the turn is kept verbatim")
+				require.Equal(t, Turn{Role: role, Text: piece, Time: got.Time, Standing: mark}, got, "the turn is kept verbatim")
 				want = append(want, got)
 			}
 			checkBounds(t, m)
