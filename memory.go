@@ -26,10 +26,14 @@
 //     A full history on a warm cache is cheaper than any clever assembly.
 //  2. Above it, select whole stretches by relevance. Turns are grouped into
 //     stretches of about Options.Chunk characters (a pause of an hour also
-//     ends one), ranked against the query with BM25, and the best that fit
-//     are quoted chronologically in one memory block, each turn labelled
-//     with its speaker and each stretch with its date. The newest exchange
-//     (the two newest turns) follows as native messages.
+//     ends one, and a turn that long, an answer of pages, is a stretch of
+//     its own), ranked against the query with BM25, and taken by what they
+//     are worth for the room they take (score per character, a stretch
+//     counted as at least Chunk characters), so a short statement is not
+//     passed over for a long answer. They are quoted chronologically in one
+//     memory block, each turn labelled with its speaker and each stretch
+//     with its date. The newest exchange (the two newest turns) follows as
+//     native messages.
 //  3. Keep the context still: it is a log that only grows at its end. The
 //     turns appended since the block follow it natively, and every part up
 //     to Result.StableUpto repeats byte for byte on the next call, so the
@@ -40,11 +44,11 @@
 //     its weight) are recalled, best first, in a memory part past the
 //     breakpoint, for that call alone (Result.Recalled): one query's needs
 //     cost one uncached read, not a cache write and a cached read on every
-//     call after. A log that shows the query's best stretch recalls what
-//     fits beside it; when one that lacks it has no room for all the query
-//     needs, or the log would overrun the budget, it is rebuilt with room
-//     to grow (Result.Reselected), the rest of what the query needs
-//     recalled past the new block. It is rebuilt too on the first call after a pause of
+//     call after. A log that shows the query's best stretch, or has room
+//     for what decides its answer (its three best by value, and any worth
+//     a third of the best), recalls what fits beside it; when one that lacks
+//     them has no room for them, or the log would overrun the budget, it is rebuilt with room to grow (Result.Reselected), the
+//     rest of what the query needs recalled past the new block. It is rebuilt too on the first call after a pause of
 //     five minutes, before the newest turn or before the query (ComposeAt
 //     says when it was asked): the provider's cache is gone, and a rebuild
 //     writes less. A stretch too long for the room is quoted in part, the
@@ -79,9 +83,16 @@
 //
 // A turn may expire (Turn.Expires: a one-time code, a price or a hold a
 // tool reported, a file shared for the week). Each call judges expiry by
-// its clock: the time ComposeAt gives, or the newest turn's time if that
-// is later or the call gives none; a memory that knows no time expires
-// nothing. From its expiry on, a turn's words reach no context: not the
+// its clock: the time ComposeAt or ContinueAt gives, or the newest turn's
+// time if that is later or the call gives none; a memory that knows no
+// time expires nothing. An agent whose turns carry no time of their own
+// composes each step with ContinueAt and the time, so that its clock
+// moves with the run (the langchaingo, adk and Eino adapters judge each
+// call by the time it is made or its turns came).
+// A turn appended between calls is shown as the last call's clock has it,
+// which a save keeps, so a copy restored from a save or a store composes
+// its next call exactly as the original would. From its expiry on, a
+// turn's words reach no context: not the
 // memory block, a recall or the native turns, where the turn keeps its
 // place and role but says "[expired]" (an expired tool result stays a
 // result of its call, which keeps its arguments, so the pair stays valid
@@ -234,10 +245,9 @@ const (
 	// selection would show that match, beyond what any stretch matches by
 	// chance, at least 0.15 of the rest of the query's weight (see
 	// Options.Stability): the value leave-one-conversation-out on the
-	// LoCoMo dev conversations chooses, in every fold, from a grid of step
+	// LoCoMo dev conversations chooses, in most folds, from a grid of step
 	// 0.0125, as the best recall on the live chat with questions among the
-	// settings whose bill stays within 0.30× plain RAG's (the README's
-	// measured section).
+	// settings whose bill stays within 0.30× plain RAG's (eval/README.md).
 	DefaultStability = 0.15
 )
 
@@ -258,6 +268,10 @@ type tuning struct {
 	// across the size-made boundary between two stretches, so the talk
 	// beside a strong match is likelier to hold what the query needs.
 	neighbour float64
+	// exchange is the share two neighbours in one sitting borrow of each
+	// other's score when one of them is a long turn alone (see share): a
+	// question and its answer, an answer and the reply it got.
+	exchange float64
 	// headroom is the share of what a sticky rebuild may spend that it
 	// leaves free, so the turns that follow can join the log, and the
 	// stretches later queries recall fit beside it, for a while before the
@@ -288,6 +302,7 @@ var defaults = tuning{
 	sessionGap:        time.Hour,
 	boundariesTimeout: 2 * time.Second,
 	neighbour:         0.2,
+	exchange:          0.5,
 	headroom:          0.5,
 	lastTurns:         2,
 	judged:            3,
@@ -361,9 +376,10 @@ type Options struct {
 	// context (see Stability): they are quoted in a memory part past the
 	// cache breakpoint, for that call alone, so the cached prefix holds and
 	// does not grow with what one query needed. Zero sets no count: what the
-	// query needs and the budget leaves room for. When they do not all fit
-	// beside a context that lacks the query's best stretch, it is rebuilt,
-	// to half of what it may spend (or
+	// query needs and the budget leaves room for. When what decides the
+	// query's answer (its three best by value, and any worth a third of the best)
+	// does not fit beside a context that lacks its best stretch, it is
+	// rebuilt, to half of what it may spend (or
 	// the query's three best stretches, if more), leaving room for the turns
 	// to come and later recalls, and the rest of what the query needs is
 	// recalled past the new block, within the same count; so it is after a
@@ -951,7 +967,7 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	if len(m.str) > 0 && splitsBefore(&m.turns[n-1], t.Role) && (m.open >= m.opt.Chunk || m.pause(when)) {
+	if len(m.str) > 0 && splitsBefore(&m.turns[n-1], t.Role) && (m.open >= m.opt.Chunk || m.pause(when) || m.open > 0 && x.runeCount() >= m.opt.Chunk) {
 		splits, err := m.askBoundaries()
 		if err != nil {
 			return -1, err
@@ -1018,8 +1034,14 @@ func checkTurn(role Role, text string) error {
 }
 
 // makeTurn derives what the Memory keeps beside t, which has passed the
-// door; waiting is the step's count of unanswered calls after it.
-func (m *state) makeTurn(t Turn, waiting int32) turn { return m.derive(t, waiting, false) }
+// door; waiting is the step's count of unanswered calls after it. A turn
+// is judged as it comes by the clock the turns were last judged by (see
+// expire), so that every turn is always shown as that clock has it: a
+// turn appended since the last call and one restored from a save are in
+// the same state, and the next call changes the same turns in both.
+func (m *state) makeTurn(t Turn, waiting int32) turn {
+	return m.derive(t, waiting, !t.Redacted && expiredBy(t.Expires, m.judged))
+}
 
 // derive is makeTurn for a turn that may have expired: one that has is
 // shown, indexed and sized as expiredText, and keeps its words only as
@@ -1204,14 +1226,27 @@ func (m *Memory) Redact(i int) error {
 }
 
 // replaceTurn puts x in turn i's place, where a turn with other words
-// was, and brings what is derived from the words up to date: the sizes, the
-// stretch's index entry and the texts a Retriever sees. The kept
-// selection is the caller's to drop.
+// was, and brings what is derived from the words up to date (see
+// rederive). The kept selection is the caller's to drop.
 func (m *state) replaceTurn(i int, x turn) {
-	old := m.turns[i]
+	m.putTurn(i, x)
+	m.ix.sweep(m.rederive(m.stretchOf(i), nil))
+}
+
+// putTurn puts x in turn i's place, where a turn with other words was;
+// what is derived from its stretch's words is the caller's to bring up to
+// date, once for all the turns it changed there.
+func (m *state) putTurn(i int, x turn) {
+	m.total += x.nativeSize() - m.turns[i].nativeSize()
 	m.turns[i] = x
-	m.total += x.nativeSize() - old.nativeSize()
-	s := m.stretchOf(i)
+}
+
+// rederive brings what is derived from stretch s's words up to date after
+// turns in it changed: its size, its index entry and the texts a
+// Retriever sees. It appends to gone the index slot its old text left
+// empty, if it did, for the caller to sweep (index.sweep) once for all
+// the stretches it rederives.
+func (m *state) rederive(s int, gone []int32) []int32 {
 	a, b := m.str[s].start, m.stretchEnd(s)
 	m.str[s].size = m.sizeOf(a, b)
 	m.sizes.changed(s)
@@ -1222,10 +1257,13 @@ func (m *state) replaceTurn(i int, x turn) {
 	} else {
 		k := m.ix.key(m.pieces(a, b, a))
 		slot := m.ix.acquire(k, int32(s), m.pieces(a, b, a))
-		m.ix.release(m.str[s].slot, int32(s))
+		if m.ix.unhold(m.str[s].slot, int32(s)) {
+			gone = append(gone, m.str[s].slot)
+		}
 		m.str[s].slot = slot
 	}
 	m.texts = nil
+	return gone
 }
 
 // Redactions returns the turns Redact has redacted in m, from the from-th
@@ -1257,11 +1295,13 @@ func (m *state) restretch(bounds []int) {
 	if len(bounds) > 0 {
 		m.cutStretches(bounds, nil)
 	}
+	var gone []int32
 	for _, s := range old {
-		if s.slot >= 0 {
-			m.ix.release(s.slot, -1)
+		if s.slot >= 0 && m.ix.unhold(s.slot, -1) {
+			gone = append(gone, s.slot)
 		}
 	}
+	m.ix.sweep(gone)
 	m.texts = nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/byheart/byheart"
 	"github.com/cloudwego/eino/schema"
@@ -67,22 +68,25 @@ func Messages(res byheart.Result) (msgs []*schema.Message, stable int) {
 // be the user's.
 const Opening = "(The conversation so far begins with the assistant.)"
 
-// appendMessages appends an agent's messages as byheart turns: user and
-// assistant text, an assistant's tool calls, tool messages as results
-// naming their call. System messages and empty text are left out. A tool
-// message that answers no waiting call is kept as a note from its tool.
-func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*schema.Message) byheart.Source) error {
+// appendMessages appends an agent's messages, which came at when, as
+// byheart turns: user and assistant text, an assistant's tool calls, tool
+// messages as results naming their call. System messages and empty text
+// are left out. A tool message that answers no waiting call is kept as a
+// note from its tool. Each turn carries when, since Eino's messages carry
+// no time: the memory's clock, which judges expiry and a pause, then moves
+// with the run.
+func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*schema.Message) byheart.Source, when time.Time) error {
 	for _, msg := range msgs {
 		if msg == nil {
 			continue
 		}
 		switch msg.Role {
 		case schema.User:
-			if err := appendText(mem, byheart.User, text(msg)); err != nil {
+			if err := appendText(mem, byheart.User, text(msg), when); err != nil {
 				return err
 			}
 		case schema.Assistant:
-			if err := appendText(mem, byheart.Assistant, text(msg)); err != nil {
+			if err := appendText(mem, byheart.Assistant, text(msg), when); err != nil {
 				return err
 			}
 			for _, tc := range msg.ToolCalls {
@@ -90,7 +94,7 @@ func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*s
 				if strings.TrimSpace(args) == "" {
 					args = "{}"
 				}
-				if _, err := mem.AppendTurn(byheart.Turn{Role: byheart.ToolCall, Tool: tc.Function.Name, CallID: tc.ID, Text: args}); err != nil {
+				if _, err := mem.AppendTurn(byheart.Turn{Role: byheart.ToolCall, Tool: tc.Function.Name, CallID: tc.ID, Text: args, Time: when}); err != nil {
 					return err
 				}
 			}
@@ -103,12 +107,12 @@ func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*s
 			if text == "" {
 				text = "(no output)"
 			}
-			_, err := mem.AppendTurn(byheart.Turn{Role: byheart.ToolResult, Tool: msg.ToolName, CallID: msg.ToolCallID, Text: text, Source: src})
+			_, err := mem.AppendTurn(byheart.Turn{Role: byheart.ToolResult, Tool: msg.ToolName, CallID: msg.ToolCallID, Text: text, Source: src, Time: when})
 			if errors.Is(err, byheart.ErrNoCall) {
 				if src.Name == "" {
 					src.Name = "tool:" + msg.ToolName
 				}
-				_, err = mem.AppendTurn(byheart.Turn{Role: byheart.Note, Text: text, Source: src})
+				_, err = mem.AppendTurn(byheart.Turn{Role: byheart.Note, Text: text, Source: src, Time: when})
 			}
 			if err != nil {
 				return err
@@ -135,10 +139,10 @@ func text(msg *schema.Message) string {
 	return strings.Join(parts, "\n\n")
 }
 
-func appendText(mem *byheart.Memory, role byheart.Role, text string) error {
+func appendText(mem *byheart.Memory, role byheart.Role, text string, when time.Time) error {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
-	_, err := mem.Append(role, text)
+	_, err := mem.AppendAt(role, text, when)
 	return err
 }

@@ -2,6 +2,7 @@ package byhearteino_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
@@ -73,7 +74,7 @@ func TestAMultiPartMessageIsKeptAsItsText(t *testing.T) {
 		{Type: schema.ChatMessagePartTypeImageURL, Image: &schema.MessageInputImage{}},
 		{Type: schema.ChatMessagePartTypeText, Text: "It is from Tuesday."},
 	}}}
-	require.NoError(t, byhearteino.AppendMessages(mem, agentMessages, nil))
+	require.NoError(t, byhearteino.AppendMessages(mem, agentMessages, nil, time.Now()))
 	turn, err := mem.Turn(0)
 	require.NoError(t, err)
 	assert.Equal(t, "What is in this picture?\n\nIt is from Tuesday.", turn.Text)

@@ -93,6 +93,9 @@ func writeMarkdown(w io.Writer, r *results) error {
 	if r.Window != nil {
 		writeWindow(&b, r.Window)
 	}
+	if r.Bill != nil {
+		writeBill(&b, r.Bill)
+	}
 	if r.Policies != nil {
 		writePolicies(&b, r.Policies)
 	}
@@ -107,6 +110,9 @@ func writeMarkdown(w io.Writer, r *results) error {
 	}
 	if r.Attacks != nil {
 		writeAttacks(&b, r.Attacks)
+	}
+	if r.Shapes != nil {
+		writeShapes(&b, r.Shapes)
 	}
 	if len(r.Claims) > 0 {
 		b.WriteString("\n## The reference's published claims (theirs) beside this run\n\n")

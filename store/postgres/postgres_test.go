@@ -46,7 +46,13 @@ func newStore(t testing.TB) store.Store {
 
 func openSchema(t testing.TB) *Store {
 	t.Helper()
-	st, err := Open(context.Background(), schemaURL(t))
+	return openURL(t, schemaURL(t))
+}
+
+// openURL opens a store at u, closed when the test ends.
+func openURL(t testing.TB, u string) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +60,8 @@ func openSchema(t testing.TB) *Store {
 	return st
 }
 
-// schemaURL makes a schema of its own, dropped when the test ends, and
-// returns the server's URL with it as the search path.
+// schemaURL makes a schema of the test's own, dropped when it ends, and
+// returns the server's URL with the schema as its search path.
 func schemaURL(t testing.TB) string {
 	t.Helper()
 	base := serverURL(t)
@@ -85,6 +91,14 @@ func schemaURL(t testing.TB) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// TestTwoProcessesServeOneDatabase serves the same conversations from this
+// process and a second one through one database, with conflicting saves
+// and redactions (storetest.TwoProcesses): nothing lost, nothing doubled,
+// no redacted word back.
+func TestTwoProcessesServeOneDatabase(t *testing.T) {
+	storetest.TwoProcesses(t, schemaURL, func(t testing.TB, u string) store.Store { return openURL(t, u) })
 }
 
 func TestConformance(t *testing.T) {
