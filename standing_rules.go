@@ -26,7 +26,14 @@ import (
 //     choice of the moment ("I'd prefer the second option", "tonight");
 //   - with an imperative and, anywhere after it, a phrase that makes it
 //     last ("Use metric units from now on"), or with a wish ("I want you
-//     to…", "Make sure you…") that holds such a phrase.
+//     to…", "Make sure you…") that holds such a phrase;
+//   - with an imperative or a liking ("I like", "Mi piace") said of every
+//     answer: a habit of the exchange and a word of what the assistant
+//     gives ("Use metric units whenever you give measurements"), "every"
+//     before an answer's noun ("…at the end of every plan"), or the
+//     answers in general ("Keep your answers short");
+//   - or, after a comma, with a clause that makes an instruction last
+//     ("I have WSL now, so from now on give me bash").
 //
 // A sentence that is a question stands only as a polite request that says
 // how long it holds ("Could you please always reply in Spanish from now
@@ -48,11 +55,13 @@ const (
 	kindPref                     // stands unless a choice of the moment follows: "i prefer"
 	kindPrefIf                   // kindPref in a sentence that says "rather": "mir ist … lieber"
 	kindWant                     // stands when the sentence says how long it holds: "i want you to"
+	kindLike                     // stands when what follows holds for every answer: "i like"
 	kindBare                     // stands when the sentence says please or how long: "no more"
 	kindStop                     // stands before what to stop doing: "stop …ing", "deja de"
 	kindDirect                   // opens an instruction after a lead: "don't", "let's"
 	kindPolite                   // opens a request asked as a question: "could you"
 	kindOpener                   // passed over at the start: "also", "please"
+	kindThen                     // opens a clause after a comma: "so", "and"
 	// Markers, looked for anywhere in a sentence.
 	kindLasting // how long it holds: "from now on", "going forward"
 	kindAlways  // "always", "never"
@@ -61,6 +70,8 @@ const (
 	kindOneOff  // a choice of the moment: "tonight", "this time", "option"
 	kindPast    // the past: "used to", "as a child"
 	kindNever   // what makes a negated imperative last: "jamais", "nunca", "mai"
+	kindScope   // a habit of the exchange: "whenever", "every time"
+	kindEvery   // "every", "each"
 	nKinds
 )
 
@@ -165,6 +176,43 @@ func (s *sentence) spacedStands() bool {
 			return true
 		}
 	}
+	for k := 1; k < s.nWords; k++ {
+		if s.words[k-1].comma && s.clauseStands(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// clauseStands reports whether the clause that opens at word k, after a
+// comma, makes an instruction last from then on: "…, so from now on give
+// me bash", "…; in future, keep it short", "…, also gib mir ab jetzt…".
+// What comes before it is the reason the user gives.
+func (s *sentence) clauseStands(k int) bool {
+	m := s.mark()
+	if s.question {
+		return false
+	}
+	for _, p := range s.phrasesAt(k) {
+		if !m.in(p.lang) || !p.matches(s, k) {
+			continue
+		}
+		switch c := p.end(k); p.kind {
+		case kindLead:
+			if s.directive(p.lang, c) {
+				return true
+			}
+		case kindThen:
+			if m.has(p.lang, kindLasting) && s.imperative(p.lang, c) {
+				return true
+			}
+			for _, q := range s.phrasesAt(c) {
+				if q.kind == kindLead && q.lang == p.lang && q.matches(s, c) && s.directive(q.lang, q.end(c)) {
+					return true
+				}
+			}
+		}
+	}
 	return false
 }
 
@@ -207,9 +255,9 @@ func (s *sentence) mayStand() bool {
 		}
 	}
 	for k := range s.nWords {
-		if e := lastingWords.find(s.word(k)); e != nil && slices.ContainsFunc(e.markers, func(p *phrase) bool {
-			return (p.kind == kindLasting || p.kind == kindAlways) && p.matches(s, k)
-		}) {
+		if e := lastingWords.find(s.word(k)); e != nil && (e.sets[wordAnswer] != 0 || slices.ContainsFunc(e.markers, func(p *phrase) bool {
+			return (p.kind == kindLasting || p.kind == kindAlways || p.kind == kindScope) && p.matches(s, k)
+		})) {
 			return true
 		}
 	}
@@ -229,7 +277,70 @@ func (s *sentence) standsAt(i int) bool {
 		return false
 	}
 	for l := range uint8(nLangs) {
-		if m.in(l) && (m.has(l, kindLasting) || spaced[l].postVerb && s.alwaysAfter(l, i)) && s.imperative(l, i) {
+		if m.in(l) && (m.has(l, kindLasting) || spaced[l].postVerb && s.alwaysAfter(l, i) ||
+			s.habitual(l, i+1) || s.yourAnswers(l, i)) && s.imperative(l, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// habitual reports whether the words from j say that what is asked holds
+// for every answer: a habit of the exchange ("whenever", "every time") and
+// a word of what the assistant gives ("Use metric units whenever you…",
+// "…every time you compare products"), or "every" after a preposition
+// and before an answer's noun ("at the end of every plan", "in each
+// reply"). The habit is said in the clause the words open, or opens the
+// next ("Verwende …, wann immer du…"); further on it is another's
+// ("Quick update: …, and I'm trying recipes whenever I can").
+// "Call me whenever you want" or "Explain each step" hold once.
+func (s *sentence) habitual(l uint8, j int) bool {
+	m := s.mark()
+	if !m.has(l, kindScope) && !m.has(l, kindEvery) {
+		return false
+	}
+	scope, output, clause := false, false, true // clause: no comma before word k-1
+	for k := j; k < s.nWords; k++ {
+		output = output || s.is(k, wordOutput, l) || s.is(k, wordAnswer, l)
+		for _, p := range s.phrasesAt(k) {
+			if p.lang != l || !p.matches(s, k) {
+				continue
+			}
+			scope = scope || p.kind == kindScope && clause
+			if p.kind == kindEvery && s.everyAnswer(l, k, p.end(k)) {
+				return true
+			}
+		}
+		clause = clause && (k == j || !s.words[k-1].comma)
+	}
+	return scope && output
+}
+
+// everyAnswer reports whether "every" at word k, whose phrase ends at e,
+// follows a preposition closely and comes before an answer's noun.
+func (s *sentence) everyAnswer(l uint8, k, e int) bool {
+	prep := false
+	for b := max(0, k-3); b < k; b++ {
+		prep = prep || s.is(b, wordPrep, l)
+	}
+	for a := e; prep && a < e+3; a++ {
+		if s.is(a, wordAnswer, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// yourAnswers reports whether the imperative at word i is said of the
+// assistant's answers in general ("Keep your answers short", "Mantieni le
+// tue risposte…"); "your answer" is the next one only.
+func (s *sentence) yourAnswers(l uint8, i int) bool {
+	m := s.mark()
+	if m.has(l, kindOneOff) {
+		return false
+	}
+	for k := i + 1; k <= i+3; k++ {
+		if s.is(k, wordYours, l) && s.is(k+1, wordAnswers, l) {
 			return true
 		}
 	}
@@ -275,7 +386,9 @@ func (s *sentence) holds(p *phrase, i int) bool {
 	case kindStop:
 		return l != english || endsWith(s.word(j), "ing")
 	case kindWant:
-		return !m.has(l, kindOneOff) && (m.has(l, kindLasting) || m.has(l, kindAlways))
+		return !m.has(l, kindOneOff) && (m.has(l, kindLasting) || m.has(l, kindAlways) || s.habitual(l, j))
+	case kindLike:
+		return !m.has(l, kindOneOff) && s.habitual(l, j)
 	case kindBare:
 		return m.has(l, kindLasting) || m.has(l, kindPlease)
 	}
@@ -467,6 +580,10 @@ const (
 	wordSkip                   // passed over after "always": "ever", "just"
 	wordPrep                   // prepositions
 	wordSubject                // subject pronouns: after a verb, make it a statement (German)
+	wordOutput                 // what an assistant gives, and its giving: "answers", "units", "write"
+	wordAnswer                 // an assistant's answer as a whole: "answer", "reply", "plan"
+	wordAnswers                // those in the plural: "answers", "replies"
+	wordYours                  // the second person's possessives: "your"
 	nSetKinds
 )
 

@@ -62,19 +62,23 @@ func ratio(a, b int) float64 {
 }
 
 // The recognizer is measured on the project's labelled lists: the first,
-// standing.json, written before it, and two written after its first
-// version (standing-later.json). Precision is what matters most: a loose
-// recognizer pins so many turns that they crowd out everything else.
+// standing.json, written before it, and three written after its first
+// version (standing-later.json), each held to the floors on its own.
+// Precision is what matters most: a loose recognizer pins so many turns
+// that they crowd out everything else.
 func TestStandingRecognitionIsPreciseAndFindsMostOnTheLabelledLists(t *testing.T) {
 	first := readLabelled(t, "testdata/standing.json")
 	later := readLabelled(t, "testdata/standing-later.json")
 	require.GreaterOrEqual(t, len(first), 300, "the first list alone holds at least 300 sentences")
-	for _, set := range []struct {
-		name  string
-		lists []labelled
-	}{{"standing.json", first}, {"all lists", append(first[:len(first):len(first)], later...)}} {
+	lists := map[string][]labelled{"standing.json": first, "all lists": append(first[:len(first):len(first)], later...)}
+	for _, s := range later {
+		name := fmt.Sprintf("standing-later.json list %d", s.List)
+		lists[name] = append(lists[name], s)
+	}
+	require.Len(t, lists, 5, "standing.json, lists 2 to 4 and all")
+	for name, sentences := range lists {
 		total, byLang := scores{}, map[string]*scores{}
-		for _, s := range set.lists {
+		for _, s := range sentences {
 			got := recognizeStanding(s.Text)
 			total.add(got, s.Standing)
 			if byLang[s.Lang] == nil {
@@ -82,7 +86,7 @@ func TestStandingRecognitionIsPreciseAndFindsMostOnTheLabelledLists(t *testing.T
 			}
 			byLang[s.Lang].add(got, s.Standing)
 			if got != s.Standing {
-				t.Logf("%s: %s, labelled %v (%s), recognized %v: %q", set.name, s.Lang, s.Standing, s.Kind, got, s.Text)
+				t.Logf("%s: %s, labelled %v (%s), recognized %v: %q", name, s.Lang, s.Standing, s.Kind, got, s.Text)
 			}
 		}
 		langs := make([]string, 0, len(byLang))
@@ -90,15 +94,15 @@ func TestStandingRecognitionIsPreciseAndFindsMostOnTheLabelledLists(t *testing.T
 			langs = append(langs, l)
 		}
 		sort.Strings(langs)
-		require.GreaterOrEqual(t, len(langs), 5, "at least five languages")
+		require.GreaterOrEqual(t, len(langs), 5, "%s: at least five languages", name)
 		for _, l := range langs {
 			c := byLang[l]
 			t.Logf("%s %s: %3d sentences, precision %.3f, recall %.3f (%d marked, %d missed)",
-				set.name, l, c.n, c.precision(), c.recall(), c.tp+c.fp, c.fn)
+				name, l, c.n, c.precision(), c.recall(), c.tp+c.fp, c.fn)
 		}
-		t.Logf("%s: %d sentences, precision %.3f, recall %.3f", set.name, total.n, total.precision(), total.recall())
-		assert.GreaterOrEqual(t, total.precision(), 0.95, "%s: precision", set.name)
-		assert.GreaterOrEqual(t, total.recall(), 0.90, "%s: recall", set.name)
+		t.Logf("%s: %d sentences, precision %.3f, recall %.3f", name, total.n, total.precision(), total.recall())
+		assert.GreaterOrEqual(t, total.precision(), 0.95, "%s: precision", name)
+		assert.GreaterOrEqual(t, total.recall(), 0.90, "%s: recall", name)
 	}
 }
 
@@ -132,6 +136,20 @@ func TestRecognizeStandingReadsOnlyWhatTheUserSaysAsAnInstruction(t *testing.T) 
 		{"one reported", "The style guide says: never use semicolons.", false},
 		{"one in Japanese quotation marks", "上司に「常にタブを使え」と言われました。", false},
 		{"one in German quotation marks", "Mein Chef hat gesagt: „Immer Tabs verwenden.“", false},
+		{"an imperative about answers with a habit after it", "Use metric units whenever you give measurements.", true},
+		{"one said for every answer", "Put a one-line summary at the top of each reply.", true},
+		{"one said of the answers in general", "Keep your answers under 400 words.", true},
+		{"a liking for every answer", "I like the risks listed at the end of every plan.", true},
+		{"a lead after the reason for it", "I set up WSL at last, so from now on give me bash as well.", true},
+		{"a preference about how options are compared", "I'd rather see tables than long lists when you compare options.", true},
+		{"an imperative for this once", "Use metric units for this one.", false},
+		{"one said of the next answer", "Keep this answer short.", false},
+		{"a habit with no answer in it", "Call me whenever you want.", false},
+		{"every without an answer's noun", "Explain each step.", false},
+		{"a liking for something else", "I like the bakery at the end of every street.", false},
+		{"a habit in another clause", "Quick update: the oven is a mess, and I'm trying soup recipes whenever I get an hour.", false},
+		{"a statement after the reason", "We moved offices, so from now on the meetings are on Tuesdays.", false},
+		{"someone else's liking", "My manager likes the risks listed at the end of every plan.", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -67,7 +67,11 @@ var spaced = [nLangs]spacedLang{
 				in all future | at all times | as a rule | by default | from today on`,
 			kindAlways: `always | never`,
 			kindPlease: `please | pls | plz | kindly`,
-			kindOneOff: `tonight | today | tomorrow | this time | for now | right now | this weekend | this evening | this morning | this afternoon | option | options | instead | this one | that one | in this case | just this once | until | till`,
+			kindLike:   `i like | i love | i need | i'd love | i would love | i really like | i always like | i also like`,
+			kindThen:   `so | and | and so | then | but | therefore`,
+			kindScope:  `whenever | every time | each time | any time | anytime | any answer | any reply | any response`,
+			kindEvery:  `every | each`,
+			kindOneOff: `tonight | today | tomorrow | this time | for now | right now | this weekend | this evening | this morning | this afternoon | option | instead | this one | that one | in this case | just this once | until | till`,
 			kindPast:   `used to | as a child | as a kid | when i was | when we were | back then | years ago | growing up | in those days | back in the day`,
 		},
 		words: map[setKind]string{
@@ -94,11 +98,21 @@ var spaced = [nLangs]spacedLang{
 				don't doesn't didn't won't can't isn't aren't wasn't weren't`,
 			wordAsk: `ask request need want paste send share give mention say type write upload post show tell query refer
 				submit forward attach`,
+			wordOutput: `answer answers reply replies response responses explanation explanations example examples code snippets
+				summary summaries list lists table tables plan plans recipe recipes units measurements quantities format
+				formatting output message messages suggestion suggestions recommendation recommendations words sources dates
+				prices numbers figures temperatures distances weights charts draft drafts translation translations write
+				give show suggest recommend explain compare mention quote cite summarise summarize translate describe
+				generate respond`,
+			wordAnswer: `answer answers reply replies response responses message messages explanation explanations plan plans
+				summary summaries suggestion suggestions recommendation recommendations output outputs draft drafts recipe recipes`,
+			wordAnswers: `answers replies responses messages explanations summaries suggestions recommendations outputs`,
+			wordYours:   `your`,
 			wordYou:     `you your`,
 			wordMine:    `i i'm i've i'd i'll my me mine we we're our us`,
 			wordNotPref: `the this that these those it not one which what`,
 			wordSkip:    `ever just only also really please still kindly`,
-			wordPrep:    `in on at with for by from to as into under without`,
+			wordPrep:    `in on at with for by from to as into under without of`,
 		},
 	},
 	german: {
@@ -133,6 +147,10 @@ var spaced = [nLangs]spacedLang{
 			kindAlways: `immer | nie | niemals | stets`,
 			kindPlease: `bitte`,
 			kindRather: `lieber | besser`,
+			kindLike:   `ich mag | ich hätte gern | ich hätte gerne | ich brauche | ich liebe | mir gefällt | mir gefallen`,
+			kindThen:   `also | und | dann | daher | deshalb | deswegen | aber`,
+			kindScope:  `wann immer | jedes mal | jedesmal | immer wenn`,
+			kindEvery:  `jede | jeder | jedes | jeden | jedem`,
 			kindOneOff: `heute | morgen | heute abend | diesmal | dieses mal | erstmal | vorerst | option | variante | für jetzt | in diesem fall`,
 			kindPast:   `als kind | früher | damals | als ich klein war | vor jahren | als wir kinder waren`,
 		},
@@ -151,7 +169,15 @@ var spaced = [nLangs]spacedLang{
 				ganz gerade oft manchmal meistens selten wieder fast kaum`,
 			wordAux: `ist sind war waren wird werden wurde wurden hat haben hatte hatten kann können muss müssen soll
 				sollen will wollen darf dürfen mag`,
-			wordAsk:     `frage frag bitte schicke schick sende poste brauche will möchte schreibe gebe erwähne sage sag verlange`,
+			wordAsk: `frage frag bitte schicke schick sende poste brauche will möchte schreibe gebe erwähne sage sag verlange`,
+			wordOutput: `antwort antworten erklärung erklärungen beispiel beispiele code zusammenfassung zusammenfassungen liste
+				listen tabelle tabellen plan pläne plans einheiten maße mengen angaben format ausgabe nachricht nachrichten
+				vorschlag vorschläge empfehlung empfehlungen quellen daten preise zahlen übersetzung gibst schreibst zeigst
+				vorschlägst empfiehlst erklärst vergleichst nennst angibst antwortest übersetzt`,
+			wordAnswer: `antwort antworten erklärung erklärungen plan plans pläne zusammenfassung zusammenfassungen nachricht
+				nachrichten vorschlag vorschläge empfehlung empfehlungen ausgabe entwurf`,
+			wordAnswers: `antworten erklärungen zusammenfassungen nachrichten vorschläge empfehlungen`,
+			wordYours:   `deine deinen dein eure`,
 			wordYou:     `du dich dir dein deine`,
 			wordMine:    `ich mir mich mein meine meinen meinem meiner wir uns unser unsere`,
 			wordNotPref: `der die das den dem diese dieser dieses diesen jene nicht es`,
@@ -191,6 +217,10 @@ var spaced = [nLangs]spacedLang{
 				en todas las respuestas | por defecto | para siempre`,
 			kindAlways: `siempre | nunca | jamás`,
 			kindPlease: `por favor | porfa | porfis`,
+			kindLike:   `me gusta | me gustan | me encanta | necesito | quiero`,
+			kindThen:   `así que | y | entonces | por eso | pero | por lo tanto`,
+			kindScope:  `cada vez que | siempre que | todas las veces que`,
+			kindEvery:  `cada`,
 			kindOneOff: `hoy | mañana | esta noche | esta vez | este fin de semana | por ahora | de momento | opción | ahora mismo | por hoy | en este caso | esta tarde`,
 			kindPast:   `de niño | de niña | de pequeño | de pequeña | cuando era | cuando éramos | de joven | en aquella época | en aquel entonces | hace años`,
 			kindNever:  `nunca | jamás | más`,
@@ -208,6 +238,14 @@ var spaced = [nLangs]spacedLang{
 			wordAux: `es son era fue ha han está están va van tiene tienen puede pueden hay`,
 			wordAsk: `pida pido pregunte pregunto mande mando envíe envío pegue pego pase paso necesite necesito quiera quiero
 				escriba escribo diga digo hable hablo consulte consulto solicite comparta comparto`,
+			wordOutput: `respuesta respuestas explicación explicaciones ejemplo ejemplos código resumen resúmenes lista listas tabla
+				tablas plan planes receta recetas unidades medidas cantidades formato mensaje mensajes sugerencia sugerencias
+				recomendación recomendaciones palabras fuentes fechas precios números traducción des das escribas escribes
+				muestres sugieras recomiendes expliques compares menciones respondas contestes traduzcas`,
+			wordAnswer: `respuesta respuestas explicación explicaciones plan planes resumen resúmenes mensaje mensajes sugerencia
+				sugerencias recomendación recomendaciones borrador receta recetas`,
+			wordAnswers: `respuestas explicaciones resúmenes mensajes sugerencias recomendaciones`,
+			wordYours:   `tus sus`,
 			wordYou:     `te tú usted tus tu`,
 			wordMine:    `yo me mi mis nosotros nosotras nuestro nuestra soy estoy tengo voy hago puedo quiero`,
 			wordNotPref: `el la lo este esta ese esa aquel aquella no eso esto`,
@@ -248,6 +286,10 @@ var spaced = [nLangs]spacedLang{
 				dans toutes tes réponses | pour toujours | tout le temps`,
 			kindAlways: `toujours | jamais`,
 			kindPlease: `s'il te plaît | s'il vous plaît | stp | svp | merci de`,
+			kindLike:   `j'aime | j'adore | je veux | je voudrais | j'ai besoin d' | j'ai besoin de | j'aimerais`,
+			kindThen:   `donc | et | alors | mais | du coup | par conséquent | puis`,
+			kindScope:  `chaque fois que | chaque fois qu' | à chaque fois que | à chaque fois qu' | toutes les fois que`,
+			kindEvery:  `chaque`,
 			kindOneOff: `ce soir | aujourd'hui | demain | cette fois | pour l'instant | pour le moment | option | ce week end | dans ce cas`,
 			kindPast:   `quand j'étais | à l'époque | autrefois | quand nous étions | quand on était | il y a des années`,
 			kindNever:  `jamais | plus | plus jamais`,
@@ -261,8 +303,16 @@ var spaced = [nLangs]spacedLang{
 				toutes même encore déjà oui non ah oh bon merci salut voilà y aujourd'hui demain hier maintenant avant
 				après toujours jamais souvent parfois va vais vas vont fait font peut peux veux voudrais faut
 				beaucoup peu trop bien mal rien personne chaque quelque quelques presque`,
-			wordAux:     `est sont était a ont va vont peut peuvent doit doivent fait`,
-			wordAsk:     `demande demanderai envoie colle écris pose veux parle dis cherche interroge partage`,
+			wordAux: `est sont était a ont va vont peut peuvent doit doivent fait`,
+			wordAsk: `demande demanderai envoie colle écris pose veux parle dis cherche interroge partage`,
+			wordOutput: `réponse réponses explication explications exemple exemples code résumé résumés liste listes tableau tableaux
+				plan plans recette recettes unités mesures quantités format message messages suggestion suggestions
+				recommandation recommandations mots sources dates prix chiffres traduction donnes écris montres suggères
+				recommandes expliques compares mentionnes réponds traduis cites`,
+			wordAnswer: `réponse réponses explication explications plan plans résumé résumés message messages suggestion suggestions
+				recommandation recommandations brouillon recette recettes`,
+			wordAnswers: `réponses explications résumés messages suggestions recommandations`,
+			wordYours:   `tes vos`,
 			wordYou:     `te t' tu vous ton ta tes`,
 			wordMine:    `je j' moi me m' mon ma mes nous notre nos`,
 			wordNotPref: `le la l' ce cet cette celui celle ça cela ne n' pas`,
@@ -299,6 +349,10 @@ var spaced = [nLangs]spacedLang{
 				in tutte le risposte | in tutte le tue risposte`,
 			kindAlways: `sempre | mai`,
 			kindPlease: `per favore | per piacere | mi raccomando | cortesemente`,
+			kindLike:   `mi piace | mi piacciono | adoro | ho bisogno di | voglio | vorrei`,
+			kindThen:   `quindi | e | allora | ma | perciò | dunque | per cui`,
+			kindScope:  `ogni volta che | tutte le volte che`,
+			kindEvery:  `ogni | ciascun | ciascuna`,
 			kindOneOff: `stasera | oggi | domani | questa volta | per ora | per adesso | opzione | stamattina | stavolta | in questo caso`,
 			kindPast:   `da bambino | da bambina | da piccolo | da piccola | quando ero | quando eravamo | da ragazzo | da ragazza | anni fa | a quei tempi`,
 			kindNever:  `mai | più | mai più`,
@@ -312,8 +366,16 @@ var spaced = [nLangs]spacedLang{
 				tutti stesso altro altra qualcosa niente ciao grazie allora qui qua lì là ancora poi oggi domani ieri
 				adesso ora prima dopo sempre mai spesso bene male troppo poco nessuno ogni fa fai faccio va vado vai
 				posso puoi può voglio vorrei piace piacciono piaceva c' quasi`,
-			wordAux:     `è sono era erano ha hanno può possono deve devono va vanno fa`,
-			wordAsk:     `chiedo chiederò domando domanderò mando invio incollo scrivo voglio serve parlo dico richiedo condivido`,
+			wordAux: `è sono era erano ha hanno può possono deve devono va vanno fa`,
+			wordAsk: `chiedo chiederò domando domanderò mando invio incollo scrivo voglio serve parlo dico richiedo condivido`,
+			wordOutput: `risposta risposte spiegazione spiegazioni esempio esempi codice riassunto riassunti elenco elenchi lista liste
+				tabella tabelle piano piani ricetta ricette unità misure quantità formato messaggio messaggi suggerimento
+				suggerimenti consiglio consigli parole fonti date prezzi numeri traduzione dai scrivi mostri suggerisci
+				spieghi confronti citi rispondi traduci`,
+			wordAnswer: `risposta risposte spiegazione spiegazioni piano piani riassunto riassunti messaggio messaggi suggerimento
+				suggerimenti consiglio consigli bozza ricetta ricette`,
+			wordAnswers: `risposte spiegazioni riassunti messaggi suggerimenti consigli`,
+			wordYours:   `tue tuoi vostre vostri`,
 			wordYou:     `ti tu tuo tua tuoi`,
 			wordMine:    `io mi me mio mia miei mie noi nostro nostra sono ho sto vado faccio posso voglio`,
 			wordNotPref: `il lo la l' questo questa quello quella non`,
@@ -353,6 +415,10 @@ var spaced = [nLangs]spacedLang{
 				em todas as suas respostas | para sempre`,
 			kindAlways: `sempre | nunca | jamais`,
 			kindPlease: `por favor | por gentileza`,
+			kindLike:   `gosto de | eu gosto de | adoro | preciso de | quero | eu quero`,
+			kindThen:   `então | e | mas | por isso | portanto`,
+			kindScope:  `sempre que | toda vez que | cada vez que | todas as vezes que`,
+			kindEvery:  `cada | toda | todo`,
 			kindOneOff: `hoje | amanhã | esta noite | hoje à noite | desta vez | por enquanto | por agora | opção | neste caso | agora mesmo | este fim de semana`,
 			kindPast:   `quando criança | quando eu era | quando era criança | antigamente | quando éramos | na infância | anos atrás | naquela época`,
 			kindNever:  `nunca | mais | jamais | nunca mais`,
@@ -368,6 +434,14 @@ var spaced = [nLangs]spacedLang{
 			wordAux: `é são era foi tem têm está estão vai vão pode podem deve devem`,
 			wordAsk: `pedir perguntar peço pergunto mandar mando enviar envio colar colo escrever escrevo quiser precisar
 				preciso falar falo solicitar compartilhar`,
+			wordOutput: `resposta respostas explicação explicações exemplo exemplos código resumo resumos lista listas tabela tabelas
+				plano planos receita receitas unidades medidas quantidades formato mensagem mensagens sugestão sugestões
+				recomendação recomendações palavras fontes datas preços números tradução der escrever mostrar sugerir
+				recomendar explicar comparar citar responder traduzir`,
+			wordAnswer: `resposta respostas explicação explicações plano planos resumo resumos mensagem mensagens sugestão sugestões
+				recomendação recomendações rascunho receita receitas`,
+			wordAnswers: `respostas explicações resumos mensagens sugestões recomendações`,
+			wordYours:   `suas seus tuas teus`,
 			wordYou:     `te você lhe seu sua`,
 			wordMine:    `eu me mim meu minha meus minhas nós nosso nossa sou estou tenho vou faço posso quero`,
 			wordNotPref: `o a este esta esse essa aquele aquela isso isto não`,
@@ -403,6 +477,10 @@ var spaced = [nLangs]spacedLang{
 			kindLasting: `с этого момента | отныне | впредь | в дальнейшем | с сегодняшнего дня | по умолчанию | во всех ответах | навсегда | всегда и везде | в будущем`,
 			kindAlways:  `всегда | никогда`,
 			kindPlease:  `пожалуйста | будь добр | будьте добры`,
+			kindLike:    `мне нравится | мне нравятся | я люблю | люблю | мне нужно | мне нужны | мне нужен | я хочу | хочу`,
+			kindThen:    `так что | и | поэтому | а | но | значит | тогда`,
+			kindScope:   `каждый раз | всякий раз`,
+			kindEvery:   `каждый | каждого | каждом | каждой | каждую | каждое | каждому`,
 			kindOneOff:  `сегодня | завтра | вечером | сейчас | в этот раз | пока что | вариант | на этот раз | в этом случае`,
 			kindPast:    `в детстве | когда я был | когда я была | раньше | когда мы были | в молодости | много лет назад`,
 		},
@@ -416,6 +494,14 @@ var spaced = [nLangs]spacedLang{
 				можно надо нужно мне меня мной тебе тебя тобой ему ей нам нас вам вас им ими них неё него ней день почти`,
 			wordAsk: `прошу попрошу спрашиваю спрошу пишу напишу присылаю пришлю отправляю отправлю задаю задам хочу
 				скидываю скину упоминаю говорю`,
+			wordOutput: `ответ ответа ответе ответы ответов ответах объяснение объяснения пример примеры код резюме список списки
+				таблица таблицы таблицей план плана плане планы рецепт единицы размеры меры величины формат сообщение
+				сообщения совет советы рекомендации слова источники даты цены числа перевод даёшь приводишь пишешь
+				показываешь предлагаешь советуешь объясняешь сравниваешь отвечаешь переводишь`,
+			wordAnswer: `ответ ответа ответе ответы ответов ответах объяснение объяснения план плана плане планы планов сообщение
+				сообщения совет совета советы рекомендация рекомендации резюме`,
+			wordAnswers: `ответы объяснения сообщения советы рекомендации`,
+			wordYours:   `свои твои ваши`,
 			wordYou:     `ты тебя тебе вы вас вам твой твоя`,
 			wordMine:    `я мне меня мной мой моя моё мои мы нам нас наш наша наши`,
 			wordNotPref: `этот эту эта это тот ту не второй первый третий`,
@@ -495,7 +581,9 @@ func init() {
 	lexTable = newLexTable(lexicon)
 	lasting := map[string]*lexeme{}
 	for w, e := range lexicon {
-		if slices.ContainsFunc(e.markers, func(p *phrase) bool { return p.kind == kindLasting || p.kind == kindAlways }) {
+		if e.sets[wordAnswer] != 0 || slices.ContainsFunc(e.markers, func(p *phrase) bool {
+			return p.kind == kindLasting || p.kind == kindAlways || p.kind == kindScope
+		}) {
 			lasting[w] = e
 		}
 	}
@@ -503,7 +591,8 @@ func init() {
 }
 
 // lastingWords are the words that open a phrase that makes an imperative
-// last ("from now on", "always"), for mayStand.
+// last ("from now on", "always", "whenever") and the nouns of an
+// assistant's answers ("answers", "plan"), for mayStand.
 var lastingWords lexSet
 
 // lexTable is the lexicon as an open-addressing table on a short hash of a
