@@ -1,0 +1,157 @@
+package byheartadk
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/byheart/byheart"
+	"google.golang.org/genai"
+)
+
+// FuzzEventMapping plays a byte string as a session's events (user text
+// and images, model replies whose calls draw ids and tool names that
+// repeat, are empty, ADK's own, or byheart refuses, and responses to them
+// in or out of order, some naming no call) through the mapping the plugin
+// appends them with, and composes a request after each: nothing is ever
+// refused, and every request pairs each call with its own response under
+// an id no other call of the request has.
+func FuzzEventMapping(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 0x21, 3, 0, 1, 3, 2, 0x33, 3, 1, 4, 0})
+	f.Add([]byte{2, 0x45, 3, 2, 2, 0x11, 3, 3, 0, 9, 1, 0})
+	f.Add([]byte{1, 1, 2, 0x77, 3, 0xff, 2, 0x07, 3, 0x80, 0, 0})
+	ids := []string{"c1", "c1", "", "adk-1", "c\n1", "c1~2", strings.Repeat("x", 300), "c\xff1"}
+	tools := []string{"get", "put", "", "bad\tname"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		mem := byheart.New(byheart.Options{Budget: 600})
+		var user *genai.Content
+		var calls []*genai.FunctionCall // the newest reply's calls
+		for step := 0; len(data) >= 2 && step < 64; step++ {
+			op, arg := data[0], data[1]
+			data = data[2:]
+			c, author := &genai.Content{Role: genai.RoleModel}, "helper"
+			switch op % 5 {
+			case 0, 1: // the user: text, an image, or both
+				c, author = &genai.Content{Role: genai.RoleUser}, genai.RoleUser
+				if op%5 == 0 || arg&1 != 0 {
+					c.Parts = append(c.Parts, genai.NewPartFromText(fmt.Sprintf("message %d about the fence \xfe", step)))
+				}
+				if op%5 == 1 {
+					c.Parts = append(c.Parts, &genai.Part{InlineData: &genai.Blob{MIMEType: "image/png", Data: []byte{arg}}})
+				}
+				user, calls = c, nil
+			case 2: // a reply with up to four calls
+				c.Parts = append(c.Parts, genai.NewPartFromText("looking"))
+				calls = nil
+				for i := range int(arg % 5) {
+					call := &genai.FunctionCall{ID: ids[(int(arg)+i)%len(ids)], Name: tools[(int(arg>>3)+i)%len(tools)], Args: map[string]any{"i": i}}
+					calls = append(calls, call)
+					c.Parts = append(c.Parts, &genai.Part{FunctionCall: call})
+				}
+			case 3: // the responses, in order or reversed, one perhaps to no call
+				c.Role, author = genai.RoleUser, genai.RoleUser
+				for i := range calls {
+					call := calls[i]
+					if arg&1 != 0 {
+						call = calls[len(calls)-1-i]
+					}
+					id := call.ID
+					if arg&2 != 0 && i == 0 {
+						id = "nobody"
+					}
+					c.Parts = append(c.Parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: id, Name: call.Name, Response: map[string]any{"v": i}}})
+				}
+				calls = nil
+			default:
+				c.Parts = append(c.Parts, genai.NewPartFromText(strings.Repeat("a reply ", int(arg))))
+			}
+			ps, err := turns(c, author, time.Time{}, nil)
+			if err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			for _, p := range ps {
+				if _, err := appendTurn(mem, p.turn, arg&4 != 0); err != nil {
+					t.Fatalf("step %d: %+v refused: %v", step, p.turn, err)
+				}
+			}
+			if mem.Len() == 0 {
+				continue
+			}
+			res, err := mem.Continue(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent, bp := contents(res, nil, current(user, res))
+			checkRequest(t, sent, bp, user, op%5 <= 1)
+		}
+	})
+}
+
+// checkRequest fails t unless every call in sent is answered by the content
+// right after it (in the order the responses came), under an id it alone has, every response answers
+// a call, the breakpoint is a part of sent, and no image but the user's
+// current ones is there: all of them when the user spoke last, as the
+// newest turns are always sent as parts of their own.
+func checkRequest(t *testing.T, sent []*genai.Content, bp Breakpoint, user *genai.Content, last bool) {
+	t.Helper()
+	seen := map[string]bool{}
+	images := 0
+	var prev []string // the calls of the content before
+	for i, c := range sent {
+		var calls []string
+		for _, p := range c.Parts {
+			if p.InlineData != nil {
+				images++
+			}
+			if p.FunctionCall != nil {
+				calls = append(calls, p.FunctionCall.ID+" "+p.FunctionCall.Name)
+				if id := p.FunctionCall.ID; id != "" {
+					if seen[id] {
+						t.Fatalf("content %d: id %q twice in the request", i, id)
+					}
+					seen[id] = true
+				}
+			}
+		}
+		if responses(c) != (len(prev) > 0) || len(prev) > 0 && fmt.Sprint(sorted(answers(c))) != fmt.Sprint(sorted(prev)) {
+			t.Fatalf("content %d: %q answers calls %q", i, answers(c), prev)
+		}
+		prev = calls
+	}
+	if len(prev) > 0 {
+		t.Fatalf("calls %q end the request unanswered", prev)
+	}
+	if bp.Content >= 0 && (bp.Content >= len(sent) || bp.Part >= len(sent[bp.Content].Parts)) {
+		t.Fatalf("breakpoint %+v outside the request", bp)
+	}
+	own := 0
+	if user != nil {
+		for _, p := range user.Parts {
+			if p.InlineData != nil {
+				own++
+			}
+		}
+	}
+	if images > own || last && images != own {
+		t.Fatalf("%d images sent, the user's message has %d", images, own)
+	}
+}
+
+func sorted(s []string) []string {
+	slices.Sort(s)
+	return s
+}
+
+// answers lists c's function responses by id and name.
+func answers(c *genai.Content) []string {
+	var out []string
+	for _, p := range c.Parts {
+		if p.FunctionResponse != nil {
+			out = append(out, p.FunctionResponse.ID+" "+p.FunctionResponse.Name)
+		}
+	}
+	return out
+}
