@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agentturn"
 	"github.com/byheart/byheart/store"
 	"google.golang.org/adk/v2/agent"
 	"google.golang.org/adk/v2/model"
@@ -222,11 +223,16 @@ func (m *Memories) appendEvent(mem *byheart.Memory, e *entry, ev *session.Event)
 	return m.appendPieces(mem, e, ps)
 }
 
-// appendPieces appends ps (see appendTurn), keeping the thought signature
-// of each call by the id it was appended with.
+// appendPieces appends ps, mapped to what byheart takes (agentturn.Append)
+// and, over a store, cut to what it takes (store.MaxTurn), keeping the
+// thought signature of each call by the id it was appended with.
 func (m *Memories) appendPieces(mem *byheart.Memory, e *entry, ps []piece) error {
+	limit := 0
+	if m.cache != nil {
+		limit = store.MaxTurn
+	}
 	for _, p := range ps {
-		t, err := appendTurn(mem, p.turn, m.cache != nil)
+		t, err := agentturn.Append(mem, p.turn, limit)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agentturn"
 	"google.golang.org/genai"
 )
 
@@ -73,7 +74,11 @@ func FuzzEventMapping(f *testing.F) {
 				t.Fatalf("step %d: %v", step, err)
 			}
 			for _, p := range ps {
-				if _, err := appendTurn(mem, p.turn, arg&4 != 0); err != nil {
+				limit := 0
+				if arg&4 != 0 {
+					limit = 256 // a store's limit, so small that replies are cut
+				}
+				if _, err := agentturn.Append(mem, p.turn, limit); err != nil {
 					t.Fatalf("step %d: %+v refused: %v", step, p.turn, err)
 				}
 			}

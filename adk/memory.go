@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agentturn"
 	"google.golang.org/adk/v2/memory"
 	"google.golang.org/adk/v2/session"
 	"google.golang.org/genai"
@@ -90,7 +91,7 @@ func (s *MemoryService) AddSessionToMemory(ctx context.Context, sess session.Ses
 	defer u.mu.Unlock()
 	done := u.added[sess.ID()]
 	for i := done; i < len(all); i++ {
-		if _, err := appendTurn(u.mem, all[i].turn, false); err != nil {
+		if _, err := agentturn.Append(u.mem, all[i].turn, 0); err != nil {
 			return fmt.Errorf("byheartadk: session %s, turn %d: %w", sess.ID(), i, err)
 		}
 		u.added[sess.ID()] = i + 1

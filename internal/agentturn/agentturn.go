@@ -1,0 +1,207 @@
+// Package agentturn appends what an agent framework accepted to a
+// byheart.Memory, which refuses some of it: a call id shared by two calls
+// of one reply, a tool name or call id that is not one line of printable
+// text, invalid UTF-8, a turn too large for a store. The framework adapters
+// (adk/, eino/) run inside the framework's run and must never abort it for
+// those, so they append through Append, which maps each to what byheart
+// takes, the same way every time.
+package agentturn
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/byheart/byheart"
+)
+
+// MaxName is the most bytes a tool name or call id keeps (see Name), and
+// Unnamed the tool of a call that names none.
+const (
+	MaxName = 256
+	Unnamed = "(unnamed)"
+)
+
+// ClipMark ends a turn cut to fit a limit, as byheart's own clipping ends a
+// turn cut to fit a budget.
+const ClipMark = " […]"
+
+// Name is s as a tool name or call id byheart takes: s itself when it is
+// at most MaxName bytes of printable UTF-8 on one line; else s with every
+// other character escaped as Go escapes it in a string literal, and, when
+// that is longer than MaxName, its start and a hash of s. A call and its
+// response, named alike, are mapped alike.
+func Name(s string) string {
+	if len(s) <= MaxName && utf8.ValidString(s) && strings.IndexFunc(s, notPrint) < 0 {
+		return s
+	}
+	q := strconv.QuoteToASCII(s)
+	q = q[1 : len(q)-1]
+	if len(q) <= MaxName {
+		return q
+	}
+	sum := sha256.Sum256([]byte(s))
+	return q[:MaxName-17] + "~" + hex.EncodeToString(sum[:8])
+}
+
+func notPrint(r rune) bool { return !unicode.IsPrint(r) }
+
+// fit cuts t so that its text, tool, call id and source together take at
+// most limit bytes, keeping the start of its text and ending it with
+// ClipMark on a character boundary.
+func fit(t byheart.Turn, limit int) byheart.Turn {
+	if len(t.Source.Name) > MaxName*4 {
+		t.Source.Name = clip(t.Source.Name, MaxName*4)
+	}
+	room := limit - len(t.Tool) - len(t.CallID) - len(t.Source.Name)
+	if len(t.Text) > room {
+		t.Text = clip(t.Text, room)
+	}
+	return t
+}
+
+// clip cuts s to at most n bytes, ClipMark included.
+func clip(s string, n int) string {
+	i := max(n-len(ClipMark), 0)
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + ClipMark
+}
+
+// Append appends t to mem, mapped to what byheart takes, and returns it as
+// appended. Invalid UTF-8 becomes U+FFFD; a tool name or call id goes
+// through Name, and a call without a tool is Unnamed's. A call whose id
+// another call of the step still waiting has is given the id followed by
+// "~2" (or "~3", ...), one no waiting call has; a response goes to the
+// first waiting call with its id, or with its id and such a suffix, of its
+// tool, so each response answers its own call. A response that answers no
+// call waiting in the step (a resumed long-running call, say, or one
+// without an id whose turn among the calls without one has not come) is
+// kept as a note from its source, so the model still sees it, framed. With
+// a limit above zero, t is cut to take at most limit bytes (see fit). Any
+// other turn byheart refuses is Append's error.
+func Append(mem *byheart.Memory, t byheart.Turn, limit int) (byheart.Turn, error) {
+	t.Text = strings.ToValidUTF8(t.Text, "\uFFFD")
+	t.Source.Name = strings.ToValidUTF8(t.Source.Name, "\uFFFD")
+	t.Tool, t.CallID = Name(t.Tool), Name(t.CallID)
+	if t.Role == byheart.ToolCall && t.Tool == "" {
+		t.Tool = Unnamed
+	}
+	if limit > 0 {
+		t = fit(t, limit)
+	}
+	_, err := mem.AppendTurn(t)
+	switch {
+	case err == nil:
+		return t, nil
+	case t.Role == byheart.ToolCall && errors.Is(err, byheart.ErrTool):
+		t.CallID = fresh(waiting(mem), t.CallID)
+		if limit > 0 {
+			t = fit(t, limit)
+		}
+		_, err = mem.AppendTurn(t)
+		return t, err
+	case t.Role == byheart.ToolResult && (errors.Is(err, byheart.ErrTool) || errors.Is(err, byheart.ErrNoCall)):
+		if id, ok := answered(waiting(mem), t); ok && id != t.CallID {
+			mapped := t
+			mapped.CallID = id
+			if limit > 0 {
+				mapped = fit(mapped, limit)
+			}
+			if _, err := mem.AppendTurn(mapped); err == nil {
+				return mapped, nil
+			}
+		}
+		note := byheart.Turn{Role: byheart.Note, Text: t.Text, Time: t.Time, Source: t.Source}
+		if note.Source.Name == "" {
+			note.Source.Name = "tool:" + t.Tool
+		}
+		_, err = mem.AppendTurn(note)
+		return note, err
+	}
+	return t, err
+}
+
+// waiting are the calls of mem's current step that no response answered
+// yet, oldest first. A step is a run of assistant turns and calls, then
+// the responses to them; byheart pairs a response with the first call
+// waiting with its id.
+func waiting(mem *byheart.Memory) []byheart.Turn {
+	n := mem.Len()
+	role := func(i int) byheart.Role {
+		t, _ := mem.Turn(i)
+		return t.Role
+	}
+	start := n
+	for start > 0 && role(start-1) == byheart.ToolResult {
+		start--
+	}
+	for start > 0 && (role(start-1) == byheart.Assistant || role(start-1) == byheart.ToolCall) {
+		start--
+	}
+	var open []byheart.Turn
+	for i := start; i < n; i++ {
+		t, _ := mem.Turn(i)
+		switch t.Role {
+		case byheart.ToolCall:
+			open = append(open, t)
+		case byheart.ToolResult:
+			for j, c := range open {
+				if c.CallID == t.CallID {
+					open = append(open[:j], open[j+1:]...)
+					break
+				}
+			}
+		}
+	}
+	return open
+}
+
+// fresh is id followed by the first of "~2", "~3", ... that no call in
+// open has.
+func fresh(open []byheart.Turn, id string) string {
+	for k := 2; ; k++ {
+		next := id + "~" + strconv.Itoa(k)
+		if !hasID(open, next) {
+			return next
+		}
+	}
+}
+
+func hasID(open []byheart.Turn, id string) bool {
+	for _, c := range open {
+		if c.CallID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// answered is the id of the call in open that response r answers: the
+// first of r's tool whose id is r's, or r's with a suffix fresh gives.
+func answered(open []byheart.Turn, r byheart.Turn) (string, bool) {
+	for _, c := range open {
+		if c.Tool != r.Tool && r.Tool != "" {
+			continue
+		}
+		if c.CallID == r.CallID || suffixed(c.CallID, r.CallID) {
+			return c.CallID, true
+		}
+	}
+	return "", false
+}
+
+// suffixed reports whether id is base followed by "~" and a number.
+func suffixed(id, base string) bool {
+	rest, ok := strings.CutPrefix(id, base+"~")
+	if !ok || rest == "" {
+		return false
+	}
+	_, err := strconv.Atoi(rest)
+	return err == nil
+}
