@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agenthistory"
 	"github.com/byheart/byheart/internal/agentturn"
 	"google.golang.org/genai"
 )
@@ -21,11 +22,10 @@ import (
 // refused, and every request pairs each call with its own response under
 // an id no other call of the request has.
 func FuzzEventMapping(f *testing.F) {
-	f.Add([]byte{0, 1, 2, 0x21, 3, 0, 1, 3, 2, 0x33, 3, 1, 4, 0})
-	f.Add([]byte{2, 0x45, 3, 2, 2, 0x11, 3, 3, 0, 9, 1, 0})
-	f.Add([]byte{1, 1, 2, 0x77, 3, 0xff, 2, 0x07, 3, 0x80, 0, 0})
-	ids := []string{"c1", "c1", "", "adk-1", "c\n1", "c1~2", strings.Repeat("x", 300), "c\xff1"}
-	tools := []string{"get", "put", "", "bad\tname"}
+	for _, seed := range agenthistory.FuzzSeeds {
+		f.Add(seed)
+	}
+	ids, tools := append([]string{"adk-1"}, agenthistory.FuzzIDs...), agenthistory.FuzzTools
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mem := byheart.New(byheart.Options{Budget: 600})
 		var user *genai.Content

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/byheart/byheart"
 )
@@ -122,3 +123,18 @@ func pairs(r byheart.Result) int {
 	}
 	return n
 }
+
+// The fuzz targets of the framework adapters (adk/, eino/) draw a call's
+// id from FuzzIDs and its tool from FuzzTools, by a byte of their input:
+// ids that repeat in one reply, are empty, are the adapter's own suffixed
+// form, are too long, or hold a character byheart refuses or invalid
+// UTF-8, and tools that are empty or hold a tab. FuzzSeeds start them.
+var (
+	FuzzIDs   = []string{"c1", "c1", "", "c\n1", "c1~2", strings.Repeat("x", 300), "c\xff1"}
+	FuzzTools = []string{"get", "put", "", "bad\tname"}
+	FuzzSeeds = [][]byte{
+		{0, 1, 2, 0x21, 3, 0, 1, 3, 2, 0x33, 3, 1, 4, 0},
+		{2, 0x45, 3, 2, 2, 0x11, 3, 3, 0, 9, 1, 0},
+		{1, 1, 2, 0x77, 3, 0xff, 2, 0x07, 3, 0x80, 0, 0},
+	}
+)
