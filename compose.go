@@ -545,8 +545,9 @@ func (m *state) addLog(l *layout) {
 	}
 }
 
-// addNative adds turn t as its own part, guarded, and cut to the budget if
-// it is larger.
+// addNative adds turn t as its own part, guarded (a user's or an
+// assistant's turn against markers only: it goes out as it was said), and
+// cut to the budget if it is larger.
 func (m *state) addNative(l *layout, t int) {
 	tt := &m.turns[t]
 	text := tt.shown()
@@ -558,13 +559,13 @@ func (m *state) addNative(l *layout, t int) {
 			text = m.clip(text, cost)
 		}
 	case tt.nativeSize() > cost && m.meter.f != nil:
-		text = m.clip(guard(text), cost)
+		text = m.clip(guardNative(text), cost)
 	case tt.nativeSize() > cost:
 		// The guard only opens lines, so the part's first characters come
 		// from the text's first lines: guarding those is enough.
-		text = m.clip(guard(linesOf(text, cost)), cost)
+		text = m.clip(guardNative(linesOf(text, cost)), cost)
 	case tt.quoted():
-		text = guard(text)
+		text = guardNative(text)
 	}
 	l.addPart(tt.Role(), Part{Text: text, Call: callOf(tt)}, cost)
 }
@@ -781,7 +782,7 @@ func (m *state) renderBlock(keys, ends []int, parts []bool, header string) (stri
 			b.WriteString(label)
 			switch {
 			case tt.quoted():
-				writeIndented(&b, guard(tt.shown()))
+				writeIndented(&b, guardBlock(tt.shown()))
 			case tt.lineLen() == len(label)+tt.runeCount()+1:
 				b.WriteString(tt.shown()) // no line break to indent
 			default:

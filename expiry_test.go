@@ -85,7 +85,7 @@ func TestAnExpiredTurnReachesNoContextWhereverItStood(t *testing.T) {
 		}, 1200, false},
 		{"among the native turns", func(t *testing.T, m *Memory, at int) Result {
 			r := compose(t, m, "anything")
-			require.Contains(t, flat(r), guard(expiringWords), "a turn of its own")
+			require.Contains(t, flat(r), guardNative(expiringWords), "a turn of its own")
 			return r
 		}, 5000, true},
 	} {

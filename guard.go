@@ -11,24 +11,47 @@ import (
 // ...), speaker labels ("user: ", "assistant: ") and date lines
 // ("--- 2 January 2006 ---"). A model reads a line, not the bytes behind it,
 // so a quoted text must not hold a line that a reader could take for one of
-// them: not at its start, not on its tenth line, not spelled with a Cyrillic
-// or full-width letter, in capitals, or with zero-width and bidi characters
-// between the letters. Every such line of everything byheart quotes (a
-// turn's text, natively or in the memory block, and outside material) is
-// opened with quoteGuard; nothing else of the text changes.
+// them where byheart writes them: not spelled with a Cyrillic or full-width
+// letter, in capitals, or with zero-width and bidi characters between the
+// letters. Such a line is opened with quoteGuard; nothing else of the text
+// changes. How much counts as framing depends on where the text stands:
+//
+//   - A user's or an assistant's turn sent as its own part is its own
+//     message, so only a line that could pass for a marker is opened: no
+//     part can then pass for a memory block. Everything else, markdown
+//     rules, headings, tables and code that prints "user:" lines among
+//     it, goes byte for byte.
+//   - The same turn in a memory block stands under its speaker's label,
+//     every line after its first indented, while the block's labels, date
+//     lines and marks stand at the margin: no line of a turn can stand
+//     where those do. A marker is recognised anywhere, so a line that
+//     could pass for one is opened, and so is a line that reads as a date
+//     line naming a day ("--- 3 May ---"); a markdown rule ("---") is not.
+//   - Tool material and outside items, the channel a prompt injection
+//     comes by, have every line that could pass for any framing opened:
+//     markers, date lines and rules, and the speaker labels of the usual
+//     transcripts, wherever the line stands.
 
 // quoteGuard opens every line of quoted text that could pass for framing;
 // the line follows it verbatim.
 const quoteGuard = "[quoted] "
 
-// defaultLabels are the speaker labels guarded in everything byheart quotes:
-// its own two, and those of the usual chat transcripts, langchaingo's Human
-// and AI among them, so an adapter that renders parts under those needs
-// nothing more.
+// defaultLabels are the speaker labels guarded in tool material and
+// outside items: byheart's own two, and those of the usual chat
+// transcripts, langchaingo's Human and AI among them, so an adapter that
+// renders parts under those needs nothing more.
 var defaultLabels = compileLabels([]string{"user", "assistant", "system", "developer", "human", "ai", "tool"})
 
-// framingGuard is the guard Compose applies.
-var framingGuard = guardRules{labels: defaultLabels, framing: true}
+// The guards Compose applies (see the top of this file).
+var (
+	// framingGuard guards tool material and outside items.
+	framingGuard = guardRules{labels: defaultLabels, markers: true, dates: anyDateLine}
+	// blockGuard guards a user's or an assistant's turn in a memory block.
+	blockGuard = guardRules{markers: true, dates: datedLine}
+	// nativeGuard guards a user's or an assistant's turn sent as its own
+	// part.
+	nativeGuard = guardRules{markers: true}
+)
 
 // GuardLabels returns text with "[quoted] " opening every line that could
 // read as one of the given speaker labels followed by a colon ("Customer:"),
@@ -38,26 +61,45 @@ var framingGuard = guardRules{labels: defaultLabels, framing: true}
 //
 // It is for adapters that render byheart's parts as a transcript under
 // labels of their own, such as langchaingo's memory.WithHumanPrefix: pass
-// every part through it with those labels. Compose has already guarded every
-// line it quotes against byheart's markers, its date lines and the labels
-// user, assistant, system, developer, human, ai and tool, so under
-// langchaingo's default Human and AI GuardLabels changes nothing. byheart's
-// own framing opens no line with a label but "user:" and "assistant:", so
-// no other labels ever open a line of a memory block's framing.
+// every part through it with those labels (and Indent each turn, so its
+// lines after the first stand off the margin, as the memory block's do).
+// Compose has already guarded tool material and outside items against the
+// labels user, assistant, system, developer, human, ai and tool; a user's
+// or an assistant's own turn goes out as it was said, but for a line that
+// could pass for one of byheart's markers.
 func GuardLabels(text string, labels ...string) string {
 	g := guardRules{labels: compileLabels(labels)}
 	return g.apply(text)
 }
 
-// guard returns shown as byheart quotes it.
-func guard(shown string) string { return framingGuard.apply(shown) }
+// guard returns tool material or an outside item as byheart quotes it.
+func guard(text string) string { return framingGuard.apply(text) }
+
+// guardNative returns a user's or an assistant's turn as byheart sends it
+// as its own part.
+func guardNative(shown string) string { return nativeGuard.apply(shown) }
+
+// guardBlock returns a user's or an assistant's turn as the memory block
+// quotes it, before its lines are indented.
+func guardBlock(shown string) string { return blockGuard.apply(shown) }
 
 // guardRules says what lines a guard neutralises: those that read as one
-// of labels, and with framing set, as a marker or a date line too.
+// of labels, as a marker with markers set, and as a date line as dates
+// says.
 type guardRules struct {
 	labels  [][]glyph
-	framing bool
+	markers bool
+	dates   dateRule
 }
+
+// dateRule says which lines of dashes a guard opens.
+type dateRule uint8
+
+const (
+	noDateLine  dateRule = iota
+	datedLine            // three dashes, something else, three dashes: "--- 3 May ---"
+	anyDateLine          // those, and a line of dashes only: "---"
+)
 
 // apply opens each line of text that g flags with quoteGuard.
 func (g *guardRules) apply(text string) string {
@@ -110,8 +152,11 @@ var mayBreak = [256]bool{'\n': true, '\v': true, '\f': true, '\r': true, 0x1c: t
 // flags reports whether line (no break in it) could be read as framing.
 func (g *guardRules) flags(line string) bool {
 	s := lineScan{g: g}
+	if len(g.labels) == 0 {
+		s.labelPhase = labelDone
+	}
 	for i := 0; i < len(line); {
-		if !g.framing && s.labelPhase == labelDone {
+		if !g.markers && g.dates == noDateLine && s.labelPhase == labelDone {
 			return false // a label opens a line or not at all
 		}
 		// Past a line's opening, only a word that follows punctuation (and
@@ -147,7 +192,7 @@ var plain = func() (t [256]bool) {
 // idle reports whether the line's reading is settled but for markers, and
 // no marker is under way: no label can follow, no date line, no candidate.
 func (s *lineScan) idle() bool {
-	return s.labelPhase == labelDone && s.ncand == 0 && (!s.g.framing || s.seen >= 3 && !s.dashes)
+	return s.labelPhase == labelDone && s.ncand == 0 && (s.g.dates == noDateLine || s.seen >= 3 && !s.dashes)
 }
 
 // Glyph classes, as bits of glyph.mask beside the 26 letters.
@@ -228,7 +273,7 @@ var (
 // feed reads the next glyph; it reports true as soon as the line is
 // framing whatever follows.
 func (s *lineScan) feed(gl glyph) bool {
-	if s.g.framing && s.marker(gl) {
+	if s.g.markers && s.marker(gl) {
 		return true
 	}
 	if s.labelPhase != labelDone && s.label(gl) {
@@ -250,7 +295,16 @@ func (s *lineScan) feed(gl glyph) bool {
 
 // end reports whether the whole line, now read, is framing.
 func (s *lineScan) end() bool {
-	return s.g.framing && s.seen >= 3 && s.dashes && (!s.middle || s.trail >= 3)
+	if s.seen < 3 || !s.dashes {
+		return false
+	}
+	switch s.g.dates {
+	case datedLine:
+		return s.middle && s.trail >= 3
+	case anyDateLine:
+		return !s.middle || s.trail >= 3
+	}
+	return false
 }
 
 // marker advances the marker candidates over gl.

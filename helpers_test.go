@@ -655,7 +655,7 @@ func quotedEntries(m *Memory, keys, ends []int) []blockEntry {
 	var out []blockEntry
 	for i, k := range keys {
 		for t := k; t < ends[i]; t++ {
-			e := blockEntry{Role: m.turns[t].Role(), Text: guard(m.turns[t].shown())}
+			e := blockEntry{Role: m.turns[t].Role(), Text: guardBlock(m.turns[t].shown())}
 			switch tt := &m.turns[t]; {
 			case tt.hidden():
 				e.Text = ""
@@ -747,9 +747,11 @@ func checkShape(t tb, budget int, query string, r Result) {
 		case roles[i] == ToolResult || roles[i] == Note:
 			// Framed by byheart's own markers; tool_test.go reads them back.
 		default:
+			// A user's or an assistant's own turn: only a line that could
+			// pass for a marker is opened (guard.go).
 			for _, line := range lines(p) {
-				if framingGuard.flags(line) {
-					require.True(t, strings.HasPrefix(line, quoteGuard), "part %d: a line passes for framing: %q", i, line)
+				if nativeGuard.flags(line) {
+					require.True(t, strings.HasPrefix(line, quoteGuard), "part %d: a line passes for a marker: %q", i, line)
 				}
 			}
 		}
@@ -764,7 +766,7 @@ func checkShape(t tb, budget int, query string, r Result) {
 // larger, or to its share of it in a newest step that is.
 func checkNative(t tb, m *Memory, i int, part string) {
 	t.Helper()
-	want := guard(m.turns[i].shown())
+	want := guardNative(m.turns[i].shown())
 	if m.turns[i].Role().agent() {
 		want = nativeTool(&m.turns[i])
 	}

@@ -93,12 +93,17 @@
 // a call with an earlier clock shows it again, since expiry is judged
 // afresh each call.
 //
-// No line byheart quotes (a turn, natively or in the memory block, or
-// outside material) can pass for one of its markers, a speaker label or a
-// date line, however it is spelled (lookalike letters of other scripts,
-// full width, case, zero-width or bidi characters): such a line is opened
-// with "[quoted] " and the text is otherwise sent verbatim. Redact
-// removes a turn's words from everything the memory holds or writes.
+// A user's or an assistant's turn sent as its own message goes out as it
+// was said (its dates resolved beside it), markdown and code included, but
+// for a line that could pass for one of byheart's markers; quoted in a
+// memory block, its lines stand off the margin under its speaker's label,
+// and a line that could pass for a marker or a date line is opened too.
+// Tool material and outside items have every line that could pass for
+// framing (a marker, a date line, a speaker label) opened, however it is
+// spelled (lookalike letters of other scripts, full width, case,
+// zero-width or bidi characters). An opened line starts with "[quoted] "
+// and is otherwise verbatim. Redact removes a turn's words from everything
+// the memory holds or writes.
 // ToJSON and FromJSON persist a memory, its kept selection included,
 // between requests.
 //
@@ -520,7 +525,8 @@ type turnFlags uint8
 const (
 	// flagRedacted is set on the placeholder Redact leaves.
 	flagRedacted turnFlags = 1 << iota
-	// flagQuoted: the guard opens some line of shown.
+	// flagQuoted: a guard opens some line of shown, natively or in the
+	// memory block (see guardNative and guardBlock).
 	flagQuoted
 	// flagHidden is set on a quarantined turn (see Options.Unverified):
 	// kept verbatim, but neither indexed nor shown.
@@ -1033,14 +1039,14 @@ func (m *state) derive(t Turn, waiting int32, expired bool) turn {
 		writeEntry(&l, &x)
 		native, line = int(n), int(l)
 	case z.f != nil:
-		quoted := guard(x.shown())
-		x.set(flagQuoted, len(quoted) != len(x.shown()))
-		native, line = z.size(quoted), z.size(lineText(t.Role, quoted))
+		alone, inBlock := guardNative(x.shown()), guardBlock(x.shown())
+		x.set(flagQuoted, len(alone) != len(x.shown()) || len(inBlock) != len(x.shown()))
+		native, line = z.size(alone), z.size(lineText(t.Role, inBlock))
 	default:
-		quoted := guard(x.shown())
-		x.set(flagQuoted, len(quoted) != len(x.shown()))
-		native = runes + len(quoted) - len(x.shown()) // the guard adds ASCII only
-		line = lineSize(t.Role, quoted)
+		alone, inBlock := guardNative(x.shown()), guardBlock(x.shown())
+		x.set(flagQuoted, len(alone) != len(x.shown()) || len(inBlock) != len(x.shown()))
+		native = runes + len(alone) - len(x.shown()) // the guard adds ASCII only
+		line = lineSize(t.Role, inBlock)
 	}
 	date := dateSize(t.Time)
 	if z.f != nil {

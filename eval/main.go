@@ -14,14 +14,18 @@
 //	go run ./eval -only multilingual -share 0.2    # languages beside their English twins
 //	go run ./eval -only attacks                    # poisoned tool text, and benign tool use
 //	go run ./eval -only window                     # a history ten times as long
+//	go run ./eval -only shapes                     # short turns beside long user–assistant conversations
+//	go run ./eval -gen-assistant testdata/assistant.json # regenerate the assistant-shaped data
 //
 // The sections are recall, temporal, replay, live, loco, window, policies,
-// external, speed, multilingual and attacks; eval/README.md says what each
-// measures. All but window run by default; window plays a history ten
+// external, speed, multilingual, attacks and shapes; eval/README.md says
+// what each measures. All but window run by default; window plays a history ten
 // times LoCoMo's length, a minute of its own, and runs with -only window. The
 // multilingual section reads its own set (testdata/multilingual.json, or
 // -multilingual FILE), and the attacks section its own suite
-// (testdata/attacks.json, or -attacks FILE), whatever -locomo says. Tables go to stdout as Markdown, or as one
+// (testdata/attacks.json, or -attacks FILE), and the shapes section measures
+// the run's data beside the assistant-shaped set (testdata/assistant.json,
+// or -assistant FILE). Tables go to stdout as Markdown, or as one
 // JSON object with -json. Progress goes to stderr when it is a terminal, one
 // line a section rewritten in place (-progress: one line a section
 // elsewhere too). The pictures are SVG plots
@@ -52,7 +56,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "policies", "external", "speed", "multilingual", "attacks"}
+var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "policies", "external", "speed", "multilingual", "attacks", "shapes"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -70,6 +74,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of Markdown tables")
 	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
 	gen := fs.String("gen", "", "write the synthetic data to this file and exit")
+	assistant := fs.String("assistant", "", "shapes section: the assistant-shaped set (default: "+assistantPath+")")
+	genAssistant := fs.String("gen-assistant", "", "write the assistant-shaped data to this file and exit")
 	svg := fs.String("svg", "", "write the pictures as SVG files into this folder (default: "+plotsPath+" for the synthetic data, none for -locomo; -svg= for none)")
 	multilingual := fs.String("multilingual", "", "the multilingual set (default: "+multilingualPath+")")
 	share := fs.Float64("share", defaultShare, "multilingual section: the budget as a share of each conversation's length")
@@ -91,6 +97,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer out.discard()
 	if *gen != "" {
 		return writeSynthetic(*gen)
+	}
+	if *genAssistant != "" {
+		return writeAssistant(*genAssistant)
 	}
 	if *budget <= 0 {
 		return fmt.Errorf("-budget must be positive, got %d", *budget)
@@ -146,6 +155,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("attacks: %w", err)
 		}
 		data = append(data, *attacks)
+	}
+	if sections["shapes"] {
+		if *assistant, err = measureShapesOn(ds, *assistant, prog, res); err != nil {
+			return fmt.Errorf("shapes: %w", err)
+		}
+		data = append(data, *assistant)
 	}
 	if res.Speed != nil {
 		res.Speed.Seconds = time.Since(start).Seconds()
@@ -228,6 +243,8 @@ type results struct {
 	Multilingual *multilingualResult `json:"multilingual,omitempty"`
 	// Attacks runs the attack suite, and benign tool use on the data.
 	Attacks *attackResult `json:"attacks,omitempty"`
+	// Shapes measures the run's data beside the assistant-shaped set.
+	Shapes *shapesResult `json:"shapes,omitempty"`
 	// Claims sets the reference's published numbers beside this run's.
 	Claims []claim `json:"reference_claims,omitempty"`
 }

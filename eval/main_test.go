@@ -24,11 +24,12 @@ func tinyPath(t *testing.T) string {
 
 func TestRunPrintsEverySectionAsMarkdown(t *testing.T) {
 	var out, errs bytes.Buffer
-	require.NoError(t, run([]string{"-locomo", tinyPath(t), "-budget", "50"}, &out, &errs))
+	tiny := tinyPath(t)
+	require.NoError(t, run([]string{"-locomo", tiny, "-assistant", tiny, "-budget", "50"}, &out, &errs))
 	for _, heading := range []string{
 		"## Evidence recall at 50 characters", "## Temporal", "## Live replay at 50 characters",
 		"## External admission", "### Rule 4 end to end", "## Speed", "## Languages: evidence recall beside the English twin",
-		"## The reference's published claims (theirs)",
+		"## Two shapes of conversation", "## The reference's published claims (theirs)",
 	} {
 		assert.Contains(t, out.String(), heading)
 	}
@@ -42,7 +43,8 @@ func TestRunPrintsEverySectionAsMarkdown(t *testing.T) {
 // lines: one a section, each with all its runs done, none past its total.
 func TestProgressShowsOneLineASectionWhoseCountsStayWithinTotals(t *testing.T) {
 	var errs bytes.Buffer
-	require.NoError(t, run([]string{"-locomo", tinyPath(t), "-budget", "50", "-svg", t.TempDir(), "-progress"}, io.Discard, &errs))
+	tiny := tinyPath(t)
+	require.NoError(t, run([]string{"-locomo", tiny, "-assistant", tiny, "-budget", "50", "-svg", t.TempDir(), "-progress"}, io.Discard, &errs))
 	seen := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(errs.String()), "\n") {
 		if strings.HasPrefix(line, "eval: wrote ") {
@@ -54,7 +56,7 @@ func TestProgressShowsOneLineASectionWhoseCountsStayWithinTotals(t *testing.T) {
 		seen[m[1]] = true
 		assert.Equal(t, m[2], m[3], "%s ended with runs left: %q", m[1], line)
 	}
-	for _, section := range []string{"recall", "replay", "policies", "external", "pictures", "multilingual", "attacks"} {
+	for _, section := range []string{"recall", "replay", "policies", "external", "pictures", "multilingual", "attacks", "shapes"} {
 		assert.True(t, seen[section], "no line for %s in\n%s", section, errs.String())
 	}
 }

@@ -52,7 +52,8 @@ func checkSVG(t *testing.T, name string, data []byte) {
 func TestRunWritesThePicturesAsSVG(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "pictures")
 	var errs bytes.Buffer
-	require.NoError(t, run([]string{"-locomo", tinyPath(t), "-budget", "50", "-svg", dir}, io.Discard, &errs))
+	tiny := tinyPath(t)
+	require.NoError(t, run([]string{"-locomo", tiny, "-assistant", tiny, "-budget", "50", "-svg", dir}, io.Discard, &errs))
 	for _, name := range []string{recallPicture, tokensPicture, cumulativePicture, paretoPicture} {
 		data, err := os.ReadFile(filepath.Join(dir, name))
 		require.NoError(t, err)

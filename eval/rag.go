@@ -44,9 +44,16 @@ func newRAG(budget int) *rag {
 }
 
 func (r *rag) add(t *turn) error {
-	id := len(r.turns)
 	r.turns = append(r.turns, t)
-	terms := r.terms(t.Text)
+	r.index(t.Text)
+	return nil
+}
+
+// index adds text to the BM25 index as the next document; stretchRAG
+// indexes its stretches with it.
+func (r *rag) index(text string) {
+	id := len(r.lengths)
+	terms := r.terms(text)
 	counts := map[string]int{}
 	for _, term := range terms {
 		counts[term]++
@@ -56,14 +63,13 @@ func (r *rag) add(t *turn) error {
 	}
 	r.lengths = append(r.lengths, len(terms))
 	r.total += len(terms)
-	return nil
 }
 
-// scores returns the BM25 score of every turn that shares a term with query.
-// A term repeated in the query counts once.
+// scores returns the BM25 score of every document (a turn) that shares a
+// term with query. A term repeated in the query counts once.
 func (r *rag) scores(query string) map[int]float64 {
 	scores := map[int]float64{}
-	n := float64(len(r.turns))
+	n := float64(len(r.lengths))
 	if n == 0 {
 		return scores
 	}
@@ -123,9 +129,16 @@ func (r *rag) compose(query string) (call, error) {
 		used += size
 		lines = append(lines, line)
 	}
+	return blockCall(lines, query), nil
+}
+
+// blockCall is a baseline's call: its lines in one block, the cache
+// breakpoint at its end, then the query; the query alone when there are no
+// lines.
+func blockCall(lines []string, query string) call {
 	if len(lines) == 0 {
-		return call{parts: []part{{byheart.User, query}}, breakpoint: -1}, nil
+		return call{parts: []part{{byheart.User, query}}, breakpoint: -1}
 	}
 	block := part{byheart.User, strings.Join(lines, "\n")}
-	return call{parts: []part{block, {byheart.User, query}}, breakpoint: 0}, nil
+	return call{parts: []part{block, {byheart.User, query}}, breakpoint: 0}
 }

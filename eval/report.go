@@ -108,6 +108,9 @@ func writeMarkdown(w io.Writer, r *results) error {
 	if r.Attacks != nil {
 		writeAttacks(&b, r.Attacks)
 	}
+	if r.Shapes != nil {
+		writeShapes(&b, r.Shapes)
+	}
 	if len(r.Claims) > 0 {
 		b.WriteString("\n## The reference's published claims (theirs) beside this run\n\n")
 		b.WriteString("| claim | theirs (byheart-python 0.1.0) | ours (this run) |\n|---|---|---|\n")

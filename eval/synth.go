@@ -122,6 +122,7 @@ type synthQA struct {
 	category         int
 	adversarial      bool // the answer goes in adversarial_answer, as LoCoMo's category 5 does
 	evidence         []ref
+	kind             string // written as "kind" when set
 }
 
 // line is one turn of a planted exchange: said by the fact's owner, or by
@@ -253,17 +254,20 @@ const (
 
 // styles deals n styles in the shares directShare and paraShare, the rest
 // bare.
-func styles(r *rng, n int) []sayStyle {
-	out := make([]sayStyle, n)
-	d, p := (n*directShare+50)/100, (n*paraShare+50)/100
+func styles(r *rng, n int) []sayStyle { return dealShares[sayStyle](r, n, directShare, paraShare) }
+
+// dealShares deals n values: 0 in share a percent (rounded), 1 in share b,
+// 2 in the rest, in random order.
+func dealShares[T ~int](r *rng, n, a, b int) []T {
+	out := make([]T, n)
+	d, p := (n*a+50)/100, (n*b+50)/100
 	for i := range out {
 		switch {
 		case i < d:
-			out[i] = direct
 		case i < d+p:
-			out[i] = paraphrased
+			out[i] = 1
 		default:
-			out[i] = bare
+			out[i] = 2
 		}
 	}
 	shuffle(r, out)
@@ -614,8 +618,12 @@ func encodeSynth(convs []*synthConv) []byte {
 			for _, e := range q.evidence {
 				ids = append(ids, quote(diaID(e)))
 			}
-			fmt.Fprintf(&b, "      {\"question\": %s, %q: %s, \"evidence\": [%s], \"category\": %d}",
+			fmt.Fprintf(&b, "      {\"question\": %s, %q: %s, \"evidence\": [%s], \"category\": %d",
 				quote(q.question), key, quote(q.answer), strings.Join(ids, ", "), q.category)
+			if q.kind != "" {
+				fmt.Fprintf(&b, ", \"kind\": %s", quote(q.kind))
+			}
+			b.WriteString("}")
 			if qi < len(c.qa)-1 {
 				b.WriteString(",")
 			}

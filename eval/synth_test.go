@@ -16,12 +16,18 @@ import (
 var syntheticFile = filepath.Join("..", syntheticPath)
 
 func TestSyntheticDataIsRegeneratedByteForByte(t *testing.T) {
-	committed, err := os.ReadFile(syntheticFile)
+	requireRegenerated(t, syntheticFile, synthesize())
+}
+
+// requireRegenerated fails unless the committed file at path holds got.
+func requireRegenerated(t *testing.T, path string, got []byte) {
+	t.Helper()
+	committed, err := os.ReadFile(path)
 	require.NoError(t, err)
-	// Compare lengths first so a mismatch does not print a megabyte of diff.
-	got := synthesize()
-	require.Equal(t, len(committed), len(got), "testdata/synthetic.json is stale: run go generate ./eval")
-	require.True(t, string(committed) == string(got), "testdata/synthetic.json is stale: run go generate ./eval")
+	// Compare lengths first so a mismatch does not print megabytes of diff.
+	stale := filepath.Base(path) + " is stale: run go generate ./eval"
+	require.Equal(t, len(committed), len(got), stale)
+	require.True(t, string(committed) == string(got), stale)
 }
 
 func TestSyntheticDataIsWhatTheBenchmarkNeeds(t *testing.T) {

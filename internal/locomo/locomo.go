@@ -72,6 +72,10 @@ type Question struct {
 	// question's evidence names, ascending and without repeats; it is empty
 	// when no evidence id names a turn.
 	Evidence []int
+	// Kind is the optional "kind" field: what sort of question it is
+	// beyond its category ("instruction", "update", ...), as the project's
+	// own data says; empty when absent, as in LoCoMo's files.
+	Kind string
 }
 
 // Categories are LoCoMo's question categories, by number.
@@ -309,6 +313,9 @@ func parseQuestion(raw json.RawMessage, path, convID string, byID map[string]int
 		if q.Answer, err = text(obj, "adversarial_answer", path, false); err != nil {
 			return Question{}, err
 		}
+	}
+	if q.Kind, err = text(obj, "kind", path, false); err != nil {
+		return Question{}, err
 	}
 	rawCat, ok := obj["category"]
 	if !ok {

@@ -58,6 +58,8 @@ func checkTinyFile(t *testing.T, file string) {
 	assert.Equal(t, Question{Text: "When did Ana run?", Answer: "The saturday before 8 May 2023", Category: 2, Evidence: []int{0}}, c.Questions[0])
 	assert.Equal(t, "2023", c.Questions[1].Answer, "a bare number is an answer too")
 	assert.Equal(t, []int{0, 2}, c.Questions[1].Evidence, "a packed entry holds two ids")
+	assert.Equal(t, "multi-session", c.Questions[1].Kind, "kind is read when present")
+	assert.Empty(t, c.Questions[2].Kind, "kind is optional")
 	assert.Equal(t, "a kite", c.Questions[2].Answer)
 	assert.Equal(t, []int{3}, c.Questions[2].Evidence, "an id that names no turn is left out")
 	assert.Empty(t, c.Questions[3].Evidence)
@@ -102,6 +104,7 @@ func TestParseNamesWhatIsWrongAndWhere(t *testing.T) {
 		{"bad category", sample(okConv, `{"question": "q", "answer": "a", "evidence": ["D1:1"], "category": "two"}`), []string{`sample 0 "bad-1"`, `qa[0].category: want a number from 1 to 5, found "two"`}},
 		{"category out of range", sample(okConv, `{"question": "q", "answer": "a", "evidence": ["D1:1"], "category": 7}`), []string{"qa[0].category", "found 7"}},
 		{"no question", sample(okConv, `{"answer": "a", "evidence": ["D1:1"], "category": 1}`), []string{`qa[0]: missing "question"`}},
+		{"kind not a string", sample(okConv, `{"question": "q", "answer": "a", "evidence": ["D1:1"], "category": 1, "kind": ["fact"]}`), []string{"qa[0].kind: want a string, found a list"}},
 		{"evidence not a list", sample(okConv, `{"question": "q", "answer": "a", "evidence": "D1:1", "category": 1}`), []string{"qa[0].evidence: want a list of turn id strings"}},
 		{"qa not a list", `[{"sample_id": "bad-1", "conversation": {` + okConv + `}, "qa": {}}]`, []string{"qa: want a list of questions, found an object"}},
 		{"session number past int", sample(`"speaker_a": "A", "speaker_b": "B", "session_99999999999999999999": []`, ``), []string{"conversation.session_99999999999999999999", "out of range"}},

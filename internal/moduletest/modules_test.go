@@ -8,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -106,7 +108,61 @@ func TestConsumerBuild(t *testing.T) {
 			env := consumerEnv(t, goBin, proxy, core)
 			run(t, work, env, goBin, "mod", "tidy")
 			run(t, work, env, goBin, "test", "./...")
+			installCommands(t, goBin, root, dir, work, proxy, mod.Module.Path, version, env)
 		})
+	}
+}
+
+// installCommands installs every command (a main package under cmd/) of
+// the released module in dir as its users do, with go install path@version, from the proxy, where it
+// puts the module in the form a release tags it: its go.mod without
+// replace directives (work's, tidied), since go install refuses a module
+// whose go.mod has them.
+func installCommands(t *testing.T, goBin, root, dir, work, proxy, modPath, version string, env []string) {
+	t.Helper()
+	if strings.HasPrefix(dir, "bench/") || strings.HasPrefix(dir, "internal/") {
+		return // never released
+	}
+	list := exec.Command(goBin, "list", "-f", `{{if eq .Name "main"}}{{.ImportPath}}{{end}}`, "./...")
+	list.Dir, list.Env = work, append(os.Environ(), env...)
+	out, err := list.Output()
+	if err != nil {
+		t.Fatalf("go list in %s: %v", dir, commandError(err))
+	}
+	var commands []string
+	for _, c := range strings.Fields(string(out)) {
+		if strings.Contains(c, "/cmd/") { // examples are main packages too, but no commands
+			commands = append(commands, c)
+		}
+	}
+	if len(commands) == 0 {
+		return
+	}
+	files, err := worktreeFiles(root, dir)
+	if err == nil {
+		files, err = rootModule(subtree(files, dir))
+	}
+	for i := 0; err == nil && i < len(files); i++ {
+		if name := files[i].name; name == "go.mod" || name == "go.sum" {
+			files[i].data, err = os.ReadFile(filepath.Join(work, name))
+		}
+	}
+	if err == nil {
+		err = writeProxy(proxy, modPath, version, files, time.Now())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	for _, c := range commands {
+		run(t, t.TempDir(), append(env, "GOBIN="+bin), goBin, "install", c+"@"+version)
+		exe := path.Base(c)
+		if runtime.GOOS == "windows" {
+			exe += ".exe"
+		}
+		if _, err := os.Stat(filepath.Join(bin, exe)); err != nil {
+			t.Errorf("go install %s@%s made no binary: %v", c, version, err)
+		}
 	}
 }
 
