@@ -16,6 +16,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/byheart/byheart"
 	byheartanthropic "github.com/byheart/byheart/anthropic"
+	"github.com/byheart/byheart/internal/agenthistory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -468,13 +469,7 @@ func TestClientWithARealMemory(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			mem := byheart.New(tt.opts)
-			for i := range 12 {
-				_, err := mem.Append(byheart.User, fmt.Sprintf("Question %d about the pricing of plan %d and its monthly fee.", i, i))
-				require.NoError(t, err)
-				_, err = mem.Append(byheart.Assistant, fmt.Sprintf("Answer %d: plan %d costs %d euro a month.", i, i, 40+i))
-				require.NoError(t, err)
-			}
+			mem := plans(t, tt.opts)
 			client, rec := newClient(t)
 
 			first, err := mem.Compose(ctx, "What does plan 3 cost?")
@@ -499,4 +494,13 @@ func TestClientWithARealMemory(t *testing.T) {
 				"the second request repeats the first byte for byte up to its StableUpto breakpoint")
 		})
 	}
+}
+
+// plans is a memory of twelve questions about plan prices and their
+// answers.
+func plans(t *testing.T, opts byheart.Options) *byheart.Memory {
+	t.Helper()
+	mem := byheart.New(opts)
+	require.NoError(t, agenthistory.Plans(mem, 12))
+	return mem
 }

@@ -32,7 +32,8 @@
 // model's default or set it to "24h" where the model offers both: a cache
 // held in memory expires after minutes of silence, and a user who comes back
 // later then pays for the whole context once. (For gpt-5.5 and later models
-// only "24h" exists, and prompt_cache_options.ttl sets a minimum lifetime.)
+// only "24h" exists, and prompt_cache_options.ttl sets a minimum lifetime;
+// WithBreakpointTTL sets one for byheart's breakpoints alone.)
 //
 // # Breakpoints
 //
@@ -85,6 +86,7 @@ type Option func(*config)
 
 type config struct {
 	breakpoints bool
+	ttl         string // each breakpoint's minimum lifetime; "" for the request's
 }
 
 func newConfig(opts []Option) config {
@@ -109,12 +111,12 @@ func newConfig(opts []Option) config {
 // it, always finds the previous call's. Three explicit breakpoints plus the
 // implicit one stay within the four a request may write.
 //
-// With this option every message's text is sent as a one-element array of
-// content parts, breakpoint or not, so each message encodes the same from
-// call to call. In Chat Completions any role's text part takes a breakpoint.
-// In the Responses API assistant messages take plain text only (input text
-// parts are refused in them), so a breakpoint due on an assistant part goes
-// on the last user part before it.
+// With this option (or WithBreakpointTTL) every message's text is sent as
+// a one-element array of content parts, breakpoint or not, so each message
+// encodes the same from call to call. In Chat Completions any role's text
+// part takes a breakpoint. In the Responses API assistant messages take
+// plain text only (input text parts are refused in them), so a breakpoint
+// due on an assistant part goes on the last user part before it.
 //
 // Leave it off for older models and for OpenAI-compatible servers, which may
 // not accept the field.
@@ -122,14 +124,27 @@ func WithBreakpoints() Option {
 	return func(c *config) { c.breakpoints = true }
 }
 
+// WithBreakpointTTL is WithBreakpoints with each breakpoint's minimum
+// lifetime (its ttl) set: "30m" or "12h" as the API offers them today.
+// Without it a breakpoint lives as long as the request's
+// prompt_cache_options.ttl says. A longer lifetime keeps byheart's log
+// cached across a pause its user takes, since the log's prefix is the same
+// when they come back; the recall and the query after it never carry one.
+// The adapter passes ttl through as given, so a value the API does not
+// offer is refused by the API.
+func WithBreakpointTTL(ttl string) Option {
+	return func(c *config) { c.breakpoints, c.ttl = true, ttl }
+}
+
 // System returns a system message for the top of a chat completion request.
-// With WithBreakpoints its text carries a breakpoint, so the system prompt
-// is cached with the conversation.
+// With WithBreakpoints or WithBreakpointTTL its text carries a breakpoint,
+// so the system prompt is cached with the conversation.
 func System(text string, opts ...Option) openai.ChatCompletionMessageParamUnion {
-	if !newConfig(opts).breakpoints {
+	c := newConfig(opts)
+	if !c.breakpoints {
 		return openai.SystemMessage(text)
 	}
-	return openai.SystemMessage([]openai.ChatCompletionContentPartTextParam{chatText(text, true)})
+	return openai.SystemMessage([]openai.ChatCompletionContentPartTextParam{c.chatText(text, true)})
 }
 
 // Messages converts r into chat completion messages, one per part, in order,
@@ -137,13 +152,14 @@ func System(text string, opts ...Option) openai.ChatCompletionMessageParamUnion 
 // (see the package documentation). It returns ErrResult (wrapped) when r is
 // not a well-formed composition.
 func Messages(r byheart.Result, opts ...Option) ([]openai.ChatCompletionMessageParamUnion, error) {
-	parts, marks, err := plan(r, opts, chatMarkable)
+	c := newConfig(opts)
+	parts, marks, err := c.plan(r, chatMarkable)
 	if err != nil {
 		return nil, err
 	}
 	var out []openai.ChatCompletionMessageParamUnion
 	emit(parts, func(i int) {
-		out = append(out, chatMessage(parts[i], marks != nil, marks != nil && marks[i]))
+		out = append(out, c.chatMessage(parts[i], marks != nil, marks != nil && marks[i]))
 	}, func(calls []int) {
 		msg := openai.ChatCompletionAssistantMessageParam{}
 		for _, c := range calls {
@@ -159,8 +175,8 @@ func Messages(r byheart.Result, opts ...Option) ([]openai.ChatCompletionMessageP
 
 // chatMessage is part p as a chat message: its text as a one-element array
 // of content parts when asArray, a breakpoint on it when mark.
-func chatMessage(p part, asArray, mark bool) openai.ChatCompletionMessageParamUnion {
-	text := chatText(p.text, mark)
+func (c config) chatMessage(p part, asArray, mark bool) openai.ChatCompletionMessageParamUnion {
+	text := c.chatText(p.text, mark)
 	switch {
 	case p.id != "" && !asArray:
 		return openai.ToolMessage(p.text, p.id)
@@ -197,22 +213,25 @@ func emit(parts []part, one func(i int), calls func(idx []int)) {
 	}
 }
 
-func chatText(text string, mark bool) openai.ChatCompletionContentPartTextParam {
+func (c config) chatText(text string, mark bool) openai.ChatCompletionContentPartTextParam {
 	p := openai.ChatCompletionContentPartTextParam{Text: text}
 	if mark {
 		p.PromptCacheBreakpoint = openai.NewChatCompletionContentPartTextPromptCacheBreakpointParam()
+		p.PromptCacheBreakpoint.Ttl = c.ttl
 	}
 	return p
 }
 
 // InputSystem returns a system message item for the top of a Responses API
-// input. With WithBreakpoints its text carries a breakpoint. The request's
-// Instructions field serves as well, without a breakpoint.
+// input. With WithBreakpoints or WithBreakpointTTL its text carries a
+// breakpoint. The request's Instructions field serves as well, without a
+// breakpoint.
 func InputSystem(text string, opts ...Option) responses.ResponseInputItemUnionParam {
-	if !newConfig(opts).breakpoints {
+	c := newConfig(opts)
+	if !c.breakpoints {
 		return responses.ResponseInputItemParamOfMessage(text, responses.EasyInputMessageRoleSystem)
 	}
-	return responses.ResponseInputItemParamOfMessage(inputText(text, true), responses.EasyInputMessageRoleSystem)
+	return responses.ResponseInputItemParamOfMessage(c.inputText(text, true), responses.EasyInputMessageRoleSystem)
 }
 
 // Input converts r into Responses API input items, one per part, in order,
@@ -221,7 +240,8 @@ func InputSystem(text string, opts ...Option) responses.ResponseInputItemUnionPa
 // (responses.ResponseNewParamsInputUnion{OfInputItemList: items}). It returns
 // ErrResult (wrapped) when r is not a well-formed composition.
 func Input(r byheart.Result, opts ...Option) (responses.ResponseInputParam, error) {
-	parts, marks, err := plan(r, opts, inputMarkable)
+	c := newConfig(opts)
+	parts, marks, err := c.plan(r, inputMarkable)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +258,7 @@ func Input(r byheart.Result, opts ...Option) (responses.ResponseInputParam, erro
 		case marks == nil:
 			out = append(out, responses.ResponseInputItemParamOfMessage(p.text, responses.EasyInputMessageRoleUser))
 		default:
-			out = append(out, responses.ResponseInputItemParamOfMessage(inputText(p.text, marks[i]), responses.EasyInputMessageRoleUser))
+			out = append(out, responses.ResponseInputItemParamOfMessage(c.inputText(p.text, marks[i]), responses.EasyInputMessageRoleUser))
 		}
 	}, func(calls []int) {
 		for _, c := range calls {
@@ -248,10 +268,11 @@ func Input(r byheart.Result, opts ...Option) (responses.ResponseInputParam, erro
 	return out, nil
 }
 
-func inputText(text string, mark bool) responses.ResponseInputMessageContentListParam {
+func (c config) inputText(text string, mark bool) responses.ResponseInputMessageContentListParam {
 	p := responses.ResponseInputTextParam{Text: text}
 	if mark {
 		p.PromptCacheBreakpoint = responses.NewResponseInputTextPromptCacheBreakpointParam()
+		p.PromptCacheBreakpoint.Ttl = c.ttl
 	}
 	return responses.ResponseInputMessageContentListParam{{OfInputText: &p}}
 }
@@ -259,11 +280,11 @@ func inputText(text string, mark bool) responses.ResponseInputMessageContentList
 // plan flattens r and, with WithBreakpoints, reports which parts carry a
 // breakpoint; marks is nil without it. markable says which parts can carry
 // one.
-func plan(r byheart.Result, opts []Option, markable func(part) bool) (parts []part, marks []bool, err error) {
+func (c config) plan(r byheart.Result, markable func(part) bool) (parts []part, marks []bool, err error) {
 	if parts, err = flatten(r); err != nil {
 		return nil, nil, err
 	}
-	if newConfig(opts).breakpoints {
+	if c.breakpoints {
 		marks = breakpoints(parts, r.StableUpto, markable)
 	}
 	return parts, marks, nil

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agenthistory"
 	byheartopenai "github.com/byheart/byheart/openai"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -129,12 +130,7 @@ func TestResponsesThroughTheClientRepeatTheirPrefix(t *testing.T) {
 	ctx := context.Background()
 	opts := byheart.Options{Budget: 1500, Chunk: 200}
 	mem := byheart.New(opts)
-	for i := range 20 {
-		_, err := mem.Append(byheart.User, fmt.Sprintf("Question %d about the pricing of plan %d.", i, i))
-		require.NoError(t, err)
-		_, err = mem.Append(byheart.Assistant, fmt.Sprintf("Answer %d: plan %d costs %d euro.", i, i, 40+i))
-		require.NoError(t, err)
-	}
+	require.NoError(t, agenthistory.Plans(mem, 20))
 	client, bodies := responsesServer(t)
 	ask := func(q string) byheart.Result {
 		res, err := mem.Compose(ctx, q)

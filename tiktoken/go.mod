@@ -9,8 +9,8 @@ require (
 )
 
 require (
-	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
-	go.yaml.in/yaml/v3 v3.0.5 // indirect
+	github.com/dlclark/regexp2/v2 v2.13.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.6 // indirect
 )
 
 replace github.com/byheart/byheart => ../

@@ -14,6 +14,7 @@ import (
 
 // replayOptions are the replay command's own flags.
 type replayOptions struct {
+	ttl   pricing.TTL   // the lifetime of the provider's cache entries
 	gap   time.Duration // a pause this long lets the provider's cache expire
 	calls bool          // print a line per call
 }
@@ -46,7 +47,7 @@ func replay(w io.Writer, path string, opts byheart.Options, ro replayOptions) er
 		return err
 	}
 	m := byheart.New(opts)
-	var cache, fullCache pricing.Cache
+	cache, fullCache := pricing.Cache{TTL: ro.ttl}, pricing.Cache{TTL: ro.ttl}
 	var mine, full bill
 	var b strings.Builder
 	if ro.calls {
@@ -135,8 +136,12 @@ func writeBill(b *strings.Builder, path string, opts byheart.Options, ro replayO
 	fmt.Fprintf(b, "calls reading the cache   %9s  %12s\n", share(mine.hits), share(full.hits))
 	fmt.Fprintf(b, "rebuilds                  %9s  %12s\n", thousands(mine.rebuilds), "—")
 	fmt.Fprintf(b, "\nCold starts: %s (the first call, and each after a pause of %s or more).\n", thousands(cold), ro.gap)
-	b.WriteString("Pricing: tokens are characters / 4; a cacheable prefix (byheart's parts up to StableUpto; every earlier\n" +
-		"turn for the full history) of at least 1,024 tokens is written at 1.25× and read back at 0.1× by a later\n" +
-		"call of the session that begins with the same blocks and breaks within 20 blocks after them; everything\n" +
-		"else is billed at 1×.\n")
+	write := "1.25×, for five minutes"
+	if ro.ttl == pricing.OneHour {
+		write = "2×, for an hour"
+	}
+	fmt.Fprintf(b, "Pricing: tokens are characters / 4; a cacheable prefix (byheart's parts up to StableUpto; every earlier\n"+
+		"turn for the full history) of at least 1,024 tokens is written at %s, and read back at 0.1× by a later\n"+
+		"call of the session that begins with the same blocks and breaks within 20 blocks after them; everything\n"+
+		"else is billed at 1×.\n", write)
 }

@@ -73,8 +73,12 @@ func TestReplayPricesTheFullHistoryAsAProviderWould(t *testing.T) {
 }
 
 // longChat writes a conversation of three sessions a week apart, long
-// enough for a provider to cache, and returns its path.
-func longChat(t *testing.T) string {
+// enough for a provider to cache, its turns a minute apart, and returns its
+// path.
+func longChat(t *testing.T) string { return chatEvery(t, time.Minute) }
+
+// chatEvery is longChat with its turns step apart.
+func chatEvery(t *testing.T, step time.Duration) string {
 	t.Helper()
 	var b strings.Builder
 	day := time.Date(2023, 5, 1, 9, 0, 0, 0, time.UTC)
@@ -83,7 +87,7 @@ func longChat(t *testing.T) string {
 		for i := range 100 {
 			role := []string{"user", "assistant"}[i%2]
 			text := fmt.Sprintf("Session %d, turn %d: a few words about %s, and how the week went otherwise, with enough detail to matter.", s+1, i+1, topics[(s+i)%len(topics)])
-			line := fmt.Sprintf(`{"role": %q, "text": %q, "time": %q}`, role, text, day.Add(time.Duration(i)*time.Minute).Format(time.RFC3339))
+			line := fmt.Sprintf(`{"role": %q, "text": %q, "time": %q}`, role, text, day.Add(time.Duration(i)*step).Format(time.RFC3339))
 			b.WriteString(line + "\n")
 		}
 		day = day.AddDate(0, 0, 7)
@@ -110,4 +114,33 @@ func TestReplayGapDecidesWhenTheCacheIsCold(t *testing.T) {
 	assert.Contains(t, replayOutput(t, "-budget", "8000", path), "Cold starts: 3")
 	assert.Contains(t, replayOutput(t, "-budget", "8000", "-gap", "1m", path), "Cold starts: 150",
 		"turns a minute apart: a one-minute cache expires before every call")
+}
+
+func TestReplayTTLDecidesWhenTheCacheIsColdAndWhatAWriteCosts(t *testing.T) {
+	// User turns 20 minutes apart: a five-minute cache is cold on every call,
+	// a one-hour cache only at the start of each session.
+	slow := chatEvery(t, 10*time.Minute)
+	fiveMinutes := replayOutput(t, "-budget", "8000", slow)
+	hour := replayOutput(t, "-budget", "8000", "-ttl", "1h", slow)
+	assert.Contains(t, fiveMinutes, "Cold starts: 150 (the first call, and each after a pause of 5m0s or more)")
+	assert.Contains(t, hour, "Cold starts: 3 (the first call, and each after a pause of 1h0m0s or more)")
+	hits, _ := summary(t, fiveMinutes, "calls reading the cache")
+	assert.Equal(t, "0.0%", hits, "nothing outlives a 20-minute pause")
+	hits, _ = summary(t, hour, "calls reading the cache")
+	assert.NotEqual(t, "0.0%", hits, "an hour's entries do")
+	assert.Contains(t, hour, "written at 2×, for an hour")
+
+	// Turns a minute apart keep both warm: the same calls hit, and the
+	// hour's writes cost 2× rather than 1.25×.
+	fast := longChat(t)
+	cheap, _ := summary(t, replayOutput(t, "-budget", "8000", fast), "effective tokens per call")
+	dear, _ := summary(t, replayOutput(t, "-budget", "8000", "-ttl", "1h", fast), "effective tokens per call")
+	assert.Greater(t, number(t, dear), number(t, cheap))
+}
+
+func TestReplayRefusesATTLTheProviderDoesNotOffer(t *testing.T) {
+	var out, errs bytes.Buffer
+	assert.Equal(t, 2, run([]string{"replay", "-ttl", "30m", longChat(t)}, &out, &errs))
+	assert.Contains(t, errs.String(), `-ttl "30m" is neither 5m nor 1h`)
+	assert.Empty(t, out.String())
 }

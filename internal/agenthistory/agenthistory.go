@@ -1,9 +1,11 @@
-// Package agenthistory builds random agent conversations for the tests of
-// byheart's SDK adapters: steps of tool calls and results whose call ids
-// are drawn to trip an adapter that gives calls ids of its own. They are
-// empty, repeated from step to step, refused by a provider (a dot, a
-// slash, a space), or shaped as the ids byheart.Result.CallIDs makes, while
-// every turn is one byheart.Memory.AppendTurn accepts.
+// Package agenthistory builds conversations for the tests of byheart's SDK
+// adapters. Append draws random agent conversations: steps of tool calls
+// and results whose call ids are drawn to trip an adapter that gives calls
+// ids of its own. They are empty, repeated from step to step, refused by a
+// provider (a dot, a slash, a space), or shaped as the ids
+// byheart.Result.CallIDs makes, while every turn is one
+// byheart.Memory.AppendTurn accepts. Plans writes a plain chat about
+// prices, long enough to overflow a small budget.
 package agenthistory
 
 import (
@@ -122,6 +124,20 @@ func pairs(r byheart.Result) int {
 		}
 	}
 	return n
+}
+
+// Plans appends n exchanges to mem: question i asks about the pricing of
+// plan i, and its answer says plan i costs 40+i euro a month.
+func Plans(mem *byheart.Memory, n int) error {
+	for i := range n {
+		if _, err := mem.Append(byheart.User, fmt.Sprintf("Question %d about the pricing of plan %d and its monthly fee.", i, i)); err != nil {
+			return fmt.Errorf("agenthistory: %w", err)
+		}
+		if _, err := mem.Append(byheart.Assistant, fmt.Sprintf("Answer %d: plan %d costs %d euro a month.", i, i, 40+i)); err != nil {
+			return fmt.Errorf("agenthistory: %w", err)
+		}
+	}
+	return nil
 }
 
 // The fuzz targets of the framework adapters (adk/, eino/) draw a call's

@@ -1,5 +1,5 @@
 module github.com/byheart/byheart/internal/foldgen
 
-go 1.24
+go 1.26.0
 
-require golang.org/x/text v0.24.0
+require golang.org/x/text v0.44.0

@@ -18,7 +18,14 @@
 //     or charged at 1× when it is shorter than 1,024 tokens;
 //   - everything after the breakpoint costs 1×;
 //   - a call the caller says is cold finds nothing cached and clears every
-//     entry, since a provider's cache lives minutes.
+//     entry, since a provider's cache lives minutes: an entry lasts its
+//     TTL after a call last wrote or read it, so a call after a pause of
+//     Cache.TTL.Life() or more is cold.
+//
+// The entries' lifetime is the Cache's TTL: FiveMinutes, the provider's
+// default, or OneHour, whose writes cost HourWriteRate (2×) rather than
+// WriteRate (Anthropic's cache_control ttl "1h"), and which a pause under an
+// hour leaves warm.
 //
 // Matching whole blocks rather than raw bytes follows the provider, which
 // hashes content blocks: a block that grew at its end is a new block. The
@@ -37,6 +44,7 @@ package pricing
 
 import (
 	"slices"
+	"time"
 	"unicode/utf8"
 )
 
@@ -45,13 +53,43 @@ const (
 	CharsPerToken  = 4
 	MinCacheTokens = 1024
 	ReadRate       = 0.1
-	WriteRate      = 1.25
+	WriteRate      = 1.25 // a write of an entry that lives FiveMinutes
+	// HourWriteRate is the rate of a write of an entry that lives OneHour.
+	HourWriteRate = 2
 	// Lookback is how many block boundaries, the breakpoint's own and
 	// those before it, the provider checks for an entry.
 	Lookback = 20
 	// MaxEntries is how many entries the cache keeps in a session.
 	MaxEntries = 32
 )
+
+// TTL is how long the provider keeps a cache entry after a call last wrote
+// or read it, chosen when the entry is written and priced in its write.
+type TTL int
+
+const (
+	// FiveMinutes is the provider's default lifetime, written at WriteRate.
+	FiveMinutes TTL = iota
+	// OneHour keeps an entry an hour, written at HourWriteRate.
+	OneHour
+)
+
+// Life is how long an entry lasts with no call reading it: a call that
+// follows the previous one by less finds the cache warm.
+func (t TTL) Life() time.Duration {
+	if t == OneHour {
+		return time.Hour
+	}
+	return 5 * time.Minute
+}
+
+// writeRate is the rate of a cache write of an entry that lives t.
+func (t TTL) writeRate() float64 {
+	if t == OneHour {
+		return HourWriteRate
+	}
+	return WriteRate
+}
 
 // Block is one content block of a prompt, the unit a provider caches.
 type Block struct {
@@ -61,12 +99,15 @@ type Block struct {
 // Bill is what one call costs, in tokens by rate.
 type Bill struct {
 	Read    float64 // read from the cache, at ReadRate
-	Written float64 // written to the cache, at WriteRate
+	Written float64 // written to the cache, at the rate of TTL
 	Plain   float64 // charged at the base rate
+	TTL     TTL     // the lifetime of what was written
 }
 
 // Effective is the call's cost in base-rate tokens.
-func (b Bill) Effective() float64 { return ReadRate*b.Read + WriteRate*b.Written + b.Plain }
+func (b Bill) Effective() float64 {
+	return ReadRate*b.Read + b.TTL.writeRate()*b.Written + b.Plain
+}
 
 // Prompt is the call's size in tokens, whatever the cache did.
 func (b Bill) Prompt() float64 { return b.Read + b.Written + b.Plain }
@@ -75,8 +116,9 @@ func (b Bill) Prompt() float64 { return b.Read + b.Written + b.Plain }
 func (b Bill) Hit() bool { return b.Read > 0 }
 
 // Cache is the provider's cache for one conversation. The zero value is an
-// empty cache.
+// empty cache whose entries live FiveMinutes.
 type Cache struct {
+	TTL     TTL     // the lifetime of the entries calls write
 	entries []entry // oldest first
 }
 
@@ -95,7 +137,7 @@ func (k *Cache) Charge(blocks []Block, breakpoint int, cold bool) Bill {
 	}
 	stable := blocks[:breakpoint+1]
 	size := Tokens(stable)
-	b := Bill{Plain: Tokens(blocks[breakpoint+1:])}
+	b := Bill{Plain: Tokens(blocks[breakpoint+1:]), TTL: k.TTL}
 	switch i := k.find(stable); {
 	case i >= 0:
 		e := k.entries[i]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -82,6 +83,48 @@ func TestBillEffectiveWeighsEachRate(t *testing.T) {
 	assert.InDelta(t, 1110, b.Prompt(), 1e-9)
 	assert.True(t, b.Hit())
 	assert.False(t, Bill{Written: 5}.Hit())
+}
+
+func TestOneHourEntriesCostTwiceTheInputToWriteAndLastAnHour(t *testing.T) {
+	a, b := tok("a", 1000), tok("b", 1000)
+	k := Cache{TTL: OneHour}
+	first := charge(&k, priced(2, a, b), true)
+	assert.Equal(t, Bill{Written: 2000, Plain: 10, TTL: OneHour}, first)
+	assert.InDelta(t, 2*2000+10, first.Effective(), 1e-9, "written at 2x")
+	second := charge(&k, priced(2, a, b, tok("c", 500)), false)
+	assert.Equal(t, Bill{Read: 2000, Plain: 510, TTL: OneHour}, second, "read back as any entry is")
+	assert.InDelta(t, 200+510, second.Effective(), 1e-9)
+
+	assert.Equal(t, 5*time.Minute, FiveMinutes.Life())
+	assert.Equal(t, time.Hour, OneHour.Life())
+	assert.Equal(t, FiveMinutes, Cache{}.TTL, "the zero Cache's entries live five minutes")
+}
+
+func TestAPauseShorterThanTheTTLKeepsTheCacheWarm(t *testing.T) {
+	// Four calls on one 2,000-token prefix, each pause minutes after the
+	// last; a call is cold when the pause reaches the entries' lifetime.
+	cases := []struct {
+		name      string
+		ttl       TTL
+		pause     time.Duration
+		effective float64 // the four calls, in base-rate tokens
+	}{
+		{"five-minute entries, calls a minute apart: one write, three reads", FiveMinutes, time.Minute, 1.25*2000 + 3*0.1*2000 + 4*10},
+		{"five-minute entries, calls half an hour apart: four writes", FiveMinutes, 30 * time.Minute, 4*1.25*2000 + 4*10},
+		{"one-hour entries, calls half an hour apart: one write at 2x, three reads", OneHour, 30 * time.Minute, 2*2000 + 3*0.1*2000 + 4*10},
+		{"one-hour entries, calls an hour apart: four writes at 2x", OneHour, time.Hour, 4*2*2000 + 4*10},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			k := Cache{TTL: c.ttl}
+			total := 0.0
+			for i := range 4 {
+				cold := i == 0 || c.pause >= k.TTL.Life()
+				total += charge(&k, priced(2, tok("a", 1000), tok("b", 1000)), cold).Effective()
+			}
+			assert.InDelta(t, c.effective, total, 1e-9)
+		})
+	}
 }
 
 func TestTokensCountCharactersNotBytes(t *testing.T) {
