@@ -13,7 +13,10 @@ package byheart
 // BenchmarkHeapPerTurn reports the heap a memory retains per turn against
 // the turn's text, and BenchmarkServerHeld what many held at once retain;
 // run them with -benchtime 1x. BenchmarkAgentStep appends, saves and loads
-// one agent step of 10 to 10,000 tool calls.
+// one agent step of 10 to 10,000 tool calls. BenchmarkExpiring is the call
+// that judges 1,000 or 16,000 turns expired at once, and
+// BenchmarkOutsideExpired weighs 200 outside items against 10,000 expired
+// turns.
 
 import (
 	"context"
@@ -229,18 +232,30 @@ func BenchmarkColdStart(b *testing.B) {
 	query := chat(1, 601)[600].Text
 	ctx := context.Background()
 	b.SetBytes(int64(len(data)))
+	timeEach(b, nil, func() {
+		m := restore(b, data)
+		if _, err := m.Compose(ctx, query); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// timeEach runs op b.N times, locked to its thread, each time after
+// prepare (when not nil) off the clock, and reports the latencies of the
+// calls (see latency) beside the mean.
+func timeEach(b *testing.B, prepare, op func()) {
 	runtime.LockOSThread() // so the thread's CPU time is the calls'
 	defer runtime.UnlockOSThread()
 	var lat latency
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		lat.time(func() {
-			m := restore(b, data)
-			if _, err := m.Compose(ctx, query); err != nil {
-				b.Fatal(err)
-			}
-		})
+		if prepare != nil {
+			b.StopTimer()
+			prepare()
+			b.StartTimer()
+		}
+		lat.time(op)
 	}
 	lat.report(b)
 }
@@ -547,11 +562,16 @@ func BenchmarkLiveTurnExpiring(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	// Saved after a call, as a server saves a memory: the save keeps the
+	// clock that call judged the turns by, and a restore shows them so.
+	ctx := context.Background()
+	if _, err := m.Compose(ctx, turns[n-1].Text); err != nil {
+		b.Fatal(err)
+	}
 	data, err := m.ToJSON()
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
 	runtime.LockOSThread() // so the thread's CPU time is the calls'
 	defer runtime.UnlockOSThread()
 	var lat latency
@@ -637,5 +657,65 @@ func BenchmarkAgentStep(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkOutsideExpired composes on 10,000 turns with 200 outside items
+// of about a thousand characters, every turn expired (expired) or none
+// (kept): an item that quotes an expired turn whole is dropped, and
+// finding which must not cost turns × items.
+func BenchmarkOutsideExpired(b *testing.B) {
+	const n, items = 10_000, 200
+	turns, docs := chat(1, n), chat(2, 10*items)
+	// Passages a source retrieved, every tenth quoting a turn.
+	offered := make([]Item, items)
+	for i := range offered {
+		var text strings.Builder
+		for _, t := range docs[10*i : 10*i+10] {
+			text.WriteString(t.Text + " ")
+		}
+		if i%10 == 0 {
+			text.WriteString("as noted: " + turns[i*37].Text)
+		}
+		offered[i] = Item{Text: text.String(), Source: fmt.Sprint("doc ", i)}
+	}
+	src := ExternalFunc(func(context.Context, string) ([]Item, error) { return offered, nil })
+	for _, expired := range []bool{false, true} {
+		b.Run(map[bool]string{false: "kept", true: "expired"}[expired], func(b *testing.B) {
+			m := New(Options{External: src})
+			for _, t := range turns {
+				if expired {
+					t.Expires = t.Time
+				}
+				if _, err := m.AppendTurn(t); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ctx := context.Background()
+			query := turns[n-1].Text
+			if _, err := m.Compose(ctx, query); err != nil {
+				b.Fatal(err)
+			}
+			timeEach(b, nil, func() {
+				if _, err := m.Compose(ctx, query); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkExpiring is the call that judges many turns expired at once,
+// in the shapes of manyExpiring (1,000 and 16,000 turns), with every turn
+// expiring (expired) and with none (kept): the one must cost in proportion
+// to the other, not to the turns times their stretch.
+func BenchmarkExpiring(b *testing.B) {
+	for name, shape := range manyExpiring() {
+		for _, expiring := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/%s", name, map[bool]string{false: "kept", true: "expired"}[expiring]), func(b *testing.B) {
+				var judge func() // a call that judges them
+				timeEach(b, func() { judge = shape(b, expiring) }, func() { judge() })
+			})
+		}
 	}
 }

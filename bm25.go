@@ -248,28 +248,53 @@ func (ix *index) acquire(k docKey, user int32, text func(yield func(string))) in
 	return s
 }
 
-// release drops one stretch's hold on a slot; the last one out removes the
-// text from the index entirely.
-func (ix *index) release(s int32, user int32) {
+// unhold drops one stretch's hold on slot s and reports whether it was the
+// last: the slot then holds no text, but its postings stay, and it is not
+// reused, until sweep removes them; the last one out of a slot thus
+// removes its text from the index entirely.
+func (ix *index) unhold(s int32, user int32) bool {
 	sl := &ix.slots[s]
 	ix.dropUser(s, user)
 	if sl.refs--; sl.refs > 0 {
-		return
+		return false
 	}
 	ix.unkey(s)
 	ix.live--
 	ix.length -= int64(ix.lens[s])
 	ix.lens[s] = 0
 	*sl = slot{}
-	ix.free = append(ix.free, s)
-	// Removal is rare (a redaction, a rewrite of the boundaries), so a pass
-	// over the posting lists is cheaper overall than keeping each slot's
-	// term list in memory for the whole life of the conversation.
-	for id := range uint32(ix.terms.n) {
-		if ix.removePosting(id, s) {
-			ix.forgetIfUnused(id)
+	return true
+}
+
+// sweep removes the postings of the slots unhold emptied, gone, and frees
+// them for reuse, in one pass over the posting lists however many there
+// are. Removal is rare (a redaction, turns expiring, boundaries rewritten),
+// so a pass is cheaper overall than keeping each slot's term list in
+// memory for the whole life of the conversation; when many stretches
+// change at once, one pass for all keeps the work in proportion to the
+// index, not to it times their number.
+func (ix *index) sweep(gone []int32) {
+	switch len(gone) {
+	case 0:
+		return
+	case 1:
+		for id := range uint32(ix.terms.n) {
+			if ix.removePosting(id, gone[0]) {
+				ix.forgetIfUnused(id)
+			}
+		}
+	default:
+		dead := make([]bool, len(ix.slots))
+		for _, s := range gone {
+			dead[s] = true
+		}
+		for id := range uint32(ix.terms.n) {
+			if ix.removePostings(id, dead) {
+				ix.forgetIfUnused(id)
+			}
 		}
 	}
+	ix.free = append(ix.free, gone...)
 }
 
 func (ix *index) forgetIfUnused(id uint32) {

@@ -253,8 +253,8 @@ func (m *Memory) ComposeAt(ctx context.Context, query string, when time.Time) (R
 	return m.composeFor(ctx, query, when, false)
 }
 
-// composeFor is ComposeAt for query asked at when, or with cont, Continue,
-// written to Options.Logger when there is one.
+// composeFor is ComposeAt for query asked at when, or with cont,
+// ContinueAt, written to Options.Logger when there is one.
 func (m *Memory) composeFor(ctx context.Context, query string, when time.Time, cont bool) (Result, error) {
 	lg := m.opt.Logger
 	if lg == nil {
@@ -288,8 +288,27 @@ func (m *Memory) composeFor(ctx context.Context, query string, when time.Time, c
 // StableUpto is the newest turn's part. The native tail holds
 // the turns from the newest User turn on, as far as the budget allows, so
 // the model sees the question with the calls and results it led to.
+//
+// Continue judges expiry (Turn.Expires), and a pause, by the newest turn's
+// time: a run whose steps carry no time of their own (AppendTurn without
+// Time, which takes the previous turn's) composes as if no time had passed
+// since the last timed turn, so a result that expires during a long run
+// stays. Such a loop composes each step with ContinueAt and the time.
 func (m *Memory) Continue(ctx context.Context) (Result, error) {
 	return m.composeFor(ctx, "", time.Time{}, true)
+}
+
+// ContinueAt is Continue for a step taken at when, as ComposeAt is Compose
+// for a query asked at when: expiry is judged by when, or the newest
+// turn's time if that is later, and a step five minutes or more after the
+// newest turn finds the provider's cache cold. An agent loop whose turns
+// carry no time passes time.Now(), so its clock moves with the run:
+//
+//	res, err := mem.ContinueAt(ctx, time.Now())
+//
+// A zero when is Continue.
+func (m *Memory) ContinueAt(ctx context.Context, when time.Time) (Result, error) {
+	return m.composeFor(ctx, "", when, true)
 }
 
 // lastUser returns the newest User turn, or len(m.turns) when there is none.
@@ -302,7 +321,8 @@ func (m *state) lastUser() int {
 	return len(m.turns)
 }
 
-// composeCall is Compose for query, or with cont, Continue.
+// composeCall is ComposeAt for query asked at when, or with cont,
+// ContinueAt.
 func (m *Memory) composeCall(ctx context.Context, query string, when time.Time, cont bool) (Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -315,7 +335,7 @@ func (m *Memory) composeCall(ctx context.Context, query string, when time.Time, 
 	}
 	if cont {
 		m.mu.Lock()
-		m.expire(m.clock()) // an expired question asks nothing
+		m.expire(m.clock(when)) // an expired question asks nothing
 		if u := m.lastUser(); u < len(m.turns) {
 			query = m.turns[u].shown()
 		}
@@ -445,8 +465,8 @@ func (m *state) drop(why Rebuild) {
 // from being their indices in what the source returned.
 func (m *state) layOut(ctx context.Context, query string, items []Item, from []int, cont bool) (Result, error) {
 	budget := m.opt.Budget
-	m.expire(m.clock())
-	items = m.withoutExpired(items)
+	m.expire(m.clock(m.asked))
+	items, from = m.withoutExpired(items, from)
 	m.from = len(m.turns)
 	if cont {
 		m.from = m.lastUser()

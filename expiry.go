@@ -1,9 +1,9 @@
 package byheart
 
 import (
+	"index/suffixarray"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -11,8 +11,10 @@ import (
 // expiredText wherever it would stand, so its place, its role and its
 // pairing with a call or a result stay as they were and no index shifts.
 // Whether it has come is judged at each call by the call's clock (see
-// clock), so it is a function of the turns and the call alone: a restored
-// memory judges as the original would.
+// clock), and a turn appended between calls by the last call's, which a
+// save keeps with its kept selection: every turn is always shown as the
+// last clock has it, so a restored memory is in the state of the original
+// and its next call changes the same turns, for the same reasons.
 
 // expiredText is what an expired turn says in every context.
 const expiredText = "[expired]"
@@ -93,15 +95,14 @@ func (c *conversation) forgetExpiries(from int) {
 	x.fresh = slices.DeleteFunc(x.fresh, func(i int) bool { return i >= from })
 }
 
-// clock is the time a call judges expiry by: when its query was asked
-// (ComposeAt), or the newest turn's time if that is later or the call did
-// not say; zero, which expires nothing, when neither is known.
-func (m *state) clock() time.Time {
-	now := m.asked
-	if n := len(m.turns); n > 0 && m.when(n-1).After(now) {
-		now = m.when(n - 1)
+// clock is the time a call judges expiry by: when, the time ComposeAt or
+// ContinueAt was given, or the newest turn's time if that is later or the
+// call gave none; zero, which expires nothing, when neither is known.
+func (m *state) clock(when time.Time) time.Time {
+	if n := len(m.turns); n > 0 && m.when(n-1).After(when) {
+		return m.when(n - 1)
 	}
-	return now
+	return when
 }
 
 // lastSaved is the latest time ToJSON can write.
@@ -129,12 +130,19 @@ func savedClock(now time.Time) *savedTime {
 // A kept log that showed a turn it changed no longer says what the turn
 // says, so it is dropped, for the next rebuild to report
 // RebuildTurnExpired. A redacted turn has no words left to expire. It
-// costs the turns that change, and a search of the expiries in order.
+// costs the turns that change, a search of the expiries in order, and
+// indexing each stretch that holds one of them again, once.
 func (m *state) expire(now time.Time) {
 	m.judged = now
 	x := m.exp
 	if x == nil {
 		return
+	}
+	var changed []int
+	judge := func(i int, expired bool) {
+		if m.judge(i, expired) {
+			changed = append(changed, i)
+		}
 	}
 	k := 0
 	if !now.IsZero() {
@@ -149,49 +157,94 @@ func (m *state) expire(now time.Time) {
 		})
 		k = sort.Search(len(x.order), func(j int) bool { return now.IsZero() || x.order[j].at.After(now) })
 		for j, e := range x.order {
-			m.judge(e.turn, j < k)
+			judge(e.turn, j < k)
 		}
 		x.unsorted = false
 	} else {
 		for j := min(k, x.lapsed); j < max(k, x.lapsed); j++ {
-			m.judge(x.order[j].turn, j < k)
+			judge(x.order[j].turn, j < k)
 		}
 		for _, i := range x.fresh {
-			m.judge(i, !now.IsZero() && !x.at[i].After(now))
+			judge(i, expiredBy(x.at[i], now))
 		}
 	}
 	x.lapsed, x.fresh = k, x.fresh[:0]
+	slices.Sort(changed)
+	last := -1
+	var gone []int32
+	for _, i := range changed {
+		if s := m.stretchOf(i); s != last {
+			gone = m.rederive(s, gone)
+			last = s
+		}
+		if m.sel != nil && m.sel.covers(i) {
+			m.drop(RebuildTurnExpired)
+		}
+	}
+	m.ix.sweep(gone)
 }
 
-// judge shows turn i as expired or as said.
-func (m *state) judge(i int, expired bool) {
+// expiredBy reports whether a turn that expires at expires has expired by
+// the clock now: at or after it, when neither is zero.
+func expiredBy(expires, now time.Time) bool {
+	return !expires.IsZero() && !now.IsZero() && !expires.After(now)
+}
+
+// judge shows turn i as expired or as said, and reports whether that
+// changed it; its stretch is the caller's to rederive.
+func (m *state) judge(i int, expired bool) bool {
 	tt := &m.turns[i]
 	if tt.redacted() || expired == tt.expired() {
-		return
+		return false
 	}
-	m.replaceTurn(i, m.derive(m.bare(tt), tt.waiting, expired))
-	if m.sel != nil && m.sel.covers(i) {
-		m.drop(RebuildTurnExpired)
-	}
+	m.putTurn(i, m.derive(m.bare(tt), tt.waiting, expired))
+	return true
 }
 
 // withoutExpired drops the outside items that quote an expired turn's
 // words whole (a source that indexes the conversation would bring them
-// back), reusing items' storage.
-func (m *state) withoutExpired(items []Item) []Item {
-	if len(items) == 0 || m.exp == nil {
-		return items
+// back), with their indices in from, so that every Admission still names
+// its item as the source gave it; it reuses the storage of both. The items
+// are indexed once, end to end, and each expired text looked up in them,
+// so the work grows with the items' length plus the expired turns', times
+// a logarithm, rather than with their product.
+func (m *state) withoutExpired(items []Item, from []int) ([]Item, []int) {
+	if len(items) == 0 || m.exp == nil || m.exp.lapsed == 0 {
+		return items, from
 	}
-	var gone []string
+	// Each item ends in a byte no UTF-8 text holds, so no turn's text
+	// (valid UTF-8, as AppendTurn checks) matches across two of them.
+	size := 0
+	for _, it := range items {
+		size += len(it.Text) + 1
+	}
+	all := make([]byte, 0, size)
+	starts := make([]int, len(items))
+	for i, it := range items {
+		starts[i] = len(all)
+		all = append(append(all, it.Text...), 0xff)
+	}
+	ix := suffixarray.New(all)
+	drop := make([]bool, len(items))
+	looked := map[string]bool{}
+	var text []byte
 	for _, e := range m.exp.order[:m.exp.lapsed] {
-		if tt := &m.turns[e.turn]; tt.expired() {
-			gone = append(gone, tt.Text)
+		tt := &m.turns[e.turn]
+		if !tt.expired() || looked[tt.Text] {
+			continue
+		}
+		looked[tt.Text] = true
+		text = append(text[:0], tt.Text...)
+		for _, at := range ix.Lookup(text, -1) {
+			drop[sort.SearchInts(starts, at+1)-1] = true
 		}
 	}
-	if len(gone) == 0 {
-		return items
+	k := 0
+	for i, it := range items {
+		if !drop[i] {
+			items[k], from[k] = it, from[i]
+			k++
+		}
 	}
-	return slices.DeleteFunc(items, func(it Item) bool {
-		return slices.ContainsFunc(gone, func(text string) bool { return strings.Contains(it.Text, text) })
-	})
+	return items[:k], from[:k]
 }

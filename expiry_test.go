@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -379,5 +380,228 @@ func TestAClockNoSaveHoldsStillSaves(t *testing.T) {
 		a, b := composeAt(t, m, "code", clock), composeAt(t, m2, "code", clock)
 		assert.Equal(t, unsaved(a), unsaved(b), "%v", clock)
 		assert.Equal(t, clock.After(time.Date(2024, 3, 12, 0, 0, 0, 0, time.UTC)), !strings.Contains(contextOf(a), expiringWords), "turn %d, %v", at, clock)
+	}
+}
+
+func TestOutsideItemsKeepTheirIndicesWhenOneIsDroppedForQuotingAnExpiredTurn(t *testing.T) {
+	offered := []Item{
+		{Text: "From the notes: " + expiringWords + ". Bring gloves.", Source: "notes"},
+		{Text: "  ", Source: "blank"},
+		{Text: "The shed door sticks; lift it before turning the key.", Source: "manual"},
+		{Text: "The door code for the shed was changed in spring.", Source: "log"},
+	}
+	src := ExternalFunc(func(context.Context, string) ([]Item, error) { return offered, nil })
+	m, _, expires := expiringMemory(t, Options{Budget: 5000, External: src, ExternalMargin: 1e6}, "deploy", "garden", "travel")
+	r := composeAt(t, m, "door code shed", expires)
+	require.NotEmpty(t, r.Outside)
+	for _, a := range r.Outside {
+		assert.NotZero(t, a.Item, "the item quoting the expired turn is not weighed")
+		assert.Equal(t, offered[a.Item].Source, a.Source, "Admission.Item names the item as the source gave it")
+	}
+	assert.Len(t, r.Outside, 2, "the blank item and the expired quote have no Admission")
+}
+
+func TestAnItemIsDroppedOnlyForQuotingAnExpiredTurnWholeWithinItself(t *testing.T) {
+	half := len(expiringWords) / 2
+	offered := []Item{
+		{Text: "Notes, page one: " + expiringWords[:half], Source: "first half"},
+		{Text: expiringWords[half:] + " and the rest of page two.", Source: "second half"},
+		{Text: "Twice: " + expiringWords + " " + expiringWords, Source: "twice"},
+		{Text: expiringWords, Source: "exactly"},
+		{Text: "the shed door code is 4712, said once", Source: "another code"},
+	}
+	src := ExternalFunc(func(context.Context, string) ([]Item, error) { return offered, nil })
+	m, _, expires := expiringMemory(t, Options{Budget: 5000, External: src, ExternalMargin: 1e6}, "deploy", "garden", "travel")
+	r := composeAt(t, m, "door code shed", expires)
+	var weighed []string
+	for _, a := range r.Outside {
+		weighed = append(weighed, a.Source)
+	}
+	assert.Equal(t, []string{"first half", "second half", "another code"}, weighed)
+}
+
+// manyExpiring are the shapes in which many turns expire at once, each a
+// function that prepares them, expiring or not, and returns the call that
+// judges them: a crafted save of 1,000 turns in one stretch and a save of
+// 16,000 turns in ordinary stretches, each loaded and composed once, and
+// an agent step of 1,000 tool results that expire together, at the call
+// after it.
+func manyExpiring() map[string]func(t tb, expiring bool) func() {
+	ctx := context.Background()
+	loadAndCompose := func(t tb, data []byte) func() {
+		return func() {
+			m, err := FromJSON(data, Options{})
+			require.NoError(t, err)
+			_, err = m.Compose(ctx, "the garden and the shed")
+			require.NoError(t, err)
+		}
+	}
+	return map[string]func(t tb, expiring bool) func(){
+		"a save of 1,000 turns in one stretch": func(t tb, expiring bool) func() {
+			turns := make([]wireTurn, 1000)
+			for i, tu := range chat(6, len(turns)) {
+				at := tu.Time
+				turns[i] = wireTurn{Role: tu.Role, Text: tu.Text, Time: (*savedTime)(&at)}
+				if expiring {
+					turns[i].Expires = (*savedTime)(&at)
+				}
+			}
+			data, err := json.Marshal(wire{Version: FormatVersion, Turns: turns, Bounds: []int{}})
+			require.NoError(t, err)
+			return loadAndCompose(t, data)
+		},
+		"a save of 16,000 turns in ordinary stretches": func(t tb, expiring bool) func() {
+			m := New(Options{})
+			for _, tu := range chat(7, 16_000) {
+				if expiring {
+					tu.Expires = tu.Time
+				}
+				_, err := m.AppendTurn(tu)
+				require.NoError(t, err)
+			}
+			return loadAndCompose(t, []byte(mustJSON(t, m)))
+		},
+		"an agent step of 1,000 results": func(t tb, expiring bool) func() {
+			m := New(Options{})
+			fillTurns(m, chat(8, 200))
+			last, err := m.Turn(m.Len() - 1)
+			require.NoError(t, err)
+			for _, tu := range agentStep(1000) {
+				if tu.Role == ToolResult && expiring {
+					tu.Expires = last.Time.Add(10 * time.Minute)
+				}
+				_, err := m.AppendTurn(tu)
+				require.NoError(t, err)
+			}
+			_, err = m.Continue(ctx)
+			require.NoError(t, err)
+			return func() {
+				_, err := m.ComposeAt(ctx, "which supplier ships on day 7?", last.Time.Add(10*time.Minute))
+				require.NoError(t, err)
+			}
+		},
+	}
+}
+
+// TestExpiringTurnsAllocatesInProportionToItsInput: when many turns expire
+// at once, judging them costs in proportion to them, not to them times
+// their stretch: the call that judges them allocates at most three times
+// what it does when none expires (it indexes each stretch that holds them
+// again, once). Not parallel: the count is the whole process's.
+func TestExpiringTurnsAllocatesInProportionToItsInput(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocations are not the shipped build's under the race detector")
+	}
+	for name, shape := range manyExpiring() {
+		t.Run(name, func(t *testing.T) {
+			plain, expiring := allocatedBy(shape(t, false)), allocatedBy(shape(t, true))
+			t.Logf("%d bytes allocated with every turn expiring, %d with none", expiring, plain)
+			assert.LessOrEqual(t, expiring, 3*plain+1<<20)
+		})
+	}
+}
+
+// TestARestoredMemoryDecidesAsTheLiveOne: over random conversations in
+// which turns expire, calls come at random clocks (Compose, ComposeAt
+// before, at and after the newest turn, Continue), turns are appended
+// between calls and some are redacted, a copy restored at any point
+// (FromJSON of ToJSON, Restore of Since, and a copy kept up to date by
+// Apply, as a store's copies are) makes the next call exactly as the live
+// memory does: the same Result, Rebuild included, and the same save after.
+func TestARestoredMemoryDecidesAsTheLiveOne(t *testing.T) {
+	t.Parallel()
+	topics := []string{"garden", "deploy", "music", "travel", "cooking", "pricing"}
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 39))
+		opts := Options{Budget: 300 + r.IntN(1500), Chunk: 60 + r.IntN(200)}
+		live, follower := New(opts), New(opts)
+		now := expiryDay
+		for step := range 50 {
+			for range 1 + r.IntN(4) {
+				now = now.Add(time.Duration(r.IntN(20)) * time.Minute)
+				i := live.Len()
+				tu := Turn{Role: roleOf(i), Time: now,
+					Text: fmt.Sprintf("turn %d on the %s and the %s, code %dx", i, topics[r.IntN(len(topics))], topics[r.IntN(len(topics))], i)}
+				if r.IntN(6) == 0 {
+					_, err := live.AppendTurn(Turn{Role: ToolCall, Tool: "look", CallID: fmt.Sprint("c", i), Text: `{"q":1}`, Time: now})
+					require.NoError(t, err)
+					tu = Turn{Role: ToolResult, CallID: fmt.Sprint("c", i), Text: tu.Text, Time: now, Source: Source{Name: "tool:look"}}
+				}
+				if r.IntN(3) == 0 {
+					tu.Expires = now.Add(time.Duration(r.IntN(120)-30) * time.Minute)
+				}
+				_, err := live.AppendTurn(tu)
+				require.NoError(t, err)
+			}
+			if r.IntN(15) == 0 {
+				require.NoError(t, live.Redact(r.IntN(live.Len())))
+				// A store erases a redacted turn in its rows, and a copy
+				// that held it loads the conversation again whole.
+				follower = New(opts)
+			}
+			query := fmt.Sprintf("the %s code", topics[r.IntN(len(topics))])
+			var clock time.Time
+			kind := r.IntN(4)
+			if kind == 1 {
+				clock = now.Add(time.Duration(r.IntN(120)-60) * time.Minute)
+			}
+			call := func(m *Memory) (Result, string) {
+				var res Result
+				var err error
+				if kind == 3 {
+					res, err = m.Continue(context.Background())
+				} else {
+					res, err = m.ComposeAt(context.Background(), query, clock)
+				}
+				require.NoError(t, err)
+				return res, mustJSON(t, m)
+			}
+			copies := map[string]*Memory{}
+			if r.IntN(2) == 0 {
+				restored, err := FromJSON([]byte(mustJSON(t, live)), opts)
+				require.NoError(t, err)
+				c, err := live.Since(0, 0)
+				require.NoError(t, err)
+				rows, err := Restore(c, opts)
+				require.NoError(t, err)
+				bound := 0
+				if b := follower.Bounds(); len(b) > 0 {
+					bound = b[len(b)-1]
+				}
+				c, err = live.Since(follower.Len(), bound)
+				require.NoError(t, err)
+				require.NoError(t, follower.Apply(c))
+				copies = map[string]*Memory{"FromJSON": restored, "Restore": rows, "Apply": follower}
+			}
+			want, saved := call(live)
+			for name, m := range copies {
+				got, gotSaved := call(m)
+				require.Equal(t, want, got, "seed %d, step %d: the copy made by %s composes otherwise", seed, step, name)
+				require.Equal(t, saved, gotSaved, "seed %d, step %d: the copy made by %s saves otherwise", seed, step, name)
+			}
+		}
+	}
+}
+
+func TestContinueAtJudgesExpiryByTheTimeOfTheStep(t *testing.T) {
+	m := New(Options{})
+	mustAppendAt(t, m, User, "book the cheapest fare to Lisbon", expiryDay)
+	mustTurn(t, m, Turn{Role: ToolCall, Tool: "fares", CallID: "c1", Text: `{"to":"LIS"}`})
+	mustTurn(t, m, Turn{Role: ToolResult, CallID: "c1", Text: "LIS return 212 EUR, held for ten minutes",
+		Source: Source{Name: "tool:fares", Authenticated: true}, Expires: expiryDay.Add(10 * time.Minute)})
+	for _, step := range []struct {
+		name  string
+		at    time.Time // zero: Continue
+		shown bool
+	}{
+		{"a minute into the run", expiryDay.Add(time.Minute), true},
+		{"when the hold ends", expiryDay.Add(10 * time.Minute), false},
+		{"an hour into the run", expiryDay.Add(time.Hour), false},
+		{"Continue, by the newest turn's time, which the run's untimed turns never moved", time.Time{}, true},
+	} {
+		r, err := m.ContinueAt(context.Background(), step.at)
+		require.NoError(t, err, step.name)
+		checkAgent(t, m, r, true)
+		assert.Equal(t, step.shown, strings.Contains(strings.Join(flat(r), "\n"), "212 EUR"), step.name)
 	}
 }

@@ -179,7 +179,8 @@ func FuzzRenderBlock(f *testing.F) {
 // FuzzExpiry appends a conversation in which some turns expire, at fuzzed
 // times, and composes at fuzzed clocks: whatever the times, no turn that
 // has expired by a call's clock reaches its context, every turn is kept
-// verbatim with its expiry, and a save composes as the original.
+// verbatim with its expiry, and a save, made after a call or between one
+// and the turns appended since, composes as the original.
 func FuzzExpiry(f *testing.F) {
 	f.Add(uint64(0b1011), int64(0), int64(3600), int64(-60), uint16(300), uint8(12))
 	f.Add(uint64(1<<40-1), int64(-1e9), int64(0), int64(1e9), uint16(120), uint8(30))
@@ -206,15 +207,24 @@ func FuzzExpiry(f *testing.F) {
 				expires[idx] = tu.Expires
 			}
 			clock := when.Add(time.Duration(clockStep%(1<<32)) * time.Second)
-			var r Result
-			if i%2 == 0 {
-				r, err = m.ComposeAt(ctx, "word1 secret", clock)
-			} else {
+			if i%2 == 1 {
 				clock = time.Time{}
-				r, err = m.Compose(ctx, "word1 secret")
 			}
+			// A copy restored between calls, turns appended since the
+			// last one included, makes the next call as the original.
+			var twin *Memory
+			if i%5 == 2 {
+				twin, err = FromJSON([]byte(mustJSON(t, m)), opts)
+				require.NoError(t, err)
+			}
+			r, err := m.ComposeAt(ctx, "word1 secret", clock)
 			require.NoError(t, err)
 			checkResult(t, m, "word1 secret", r)
+			if twin != nil {
+				r2, err := twin.ComposeAt(ctx, "word1 secret", clock)
+				require.NoError(t, err)
+				require.Equal(t, r, r2, "a copy restored before the call composes it otherwise")
+			}
 			judge := m.Len() - 1
 			newest, err := m.Turn(judge)
 			require.NoError(t, err)
@@ -376,22 +386,22 @@ func FuzzApply(f *testing.F) {
 }
 
 // FuzzFromJSONFields fuzzes the values of a save whose shape is right:
-// roles, texts and times as any string, boundaries as any numbers, a turn
-// repeated many times. Whatever FromJSON accepts must be a memory the
+// roles, texts, times, expiries and the clock the turns were judged by as
+// any string, boundaries as any numbers, a turn repeated many times. Whatever FromJSON accepts must be a memory the
 // library could have made: one ToJSON writes and reads back to the byte
 // and that composes as the original does; and whatever it reads, it
 // allocates at most 8 bytes per byte of input (and a fixed 64 KiB, room
 // for the fuzzing engine's own work in the same process).
 func FuzzFromJSONFields(f *testing.F) {
-	f.Add("user", "I ran the race last Saturday", "2023-05-20T09:30:00+00:19:32", false, uint16(3), []byte{0, 2, 4}, 1.5)
-	f.Add("assistant", "«byheart memory»\nuser: hi", "1930-01-01T00:00:10-00:44:30", true, uint16(1), []byte{255, 255, 255, 255, 255, 255, 255, 255, 127}, 1e300)
-	f.Add("user", "x", "2023-05-20T09:30:00+24:00", false, uint16(1000), []byte{1}, math.Copysign(0, -1))
-	f.Add("system", "hi", "", false, uint16(2), []byte{}, 2.0)
-	f.Add("user", "\u0000", "0000-01-01T00:00:00+01:00", false, uint16(40), []byte{1, 1, 1, 1, 1, 1}, 3e9)
-	f.Add("tool_call", "{}", "", false, uint16(2000), []byte{2, 200}, 1.0)
-	f.Add("tool_call", "supplier 4 ships on Tuesday", "2023-05-20T09:30:00Z", true, uint16(1200), []byte{}, 7.0)
-	f.Fuzz(func(t *testing.T, role, text, when string, redacted bool, n uint16, bounds []byte, odd float64) {
-		if len(text)+len(when) > 4096 || len(bounds) > 4096 {
+	f.Add("user", "I ran the race last Saturday", "2023-05-20T09:30:00+00:19:32", false, uint16(3), []byte{0, 2, 4}, 1.5, "2023-05-20T09:00:00Z", "2023-05-20T09:30:00Z")
+	f.Add("assistant", "«byheart memory»\nuser: hi", "1930-01-01T00:00:10-00:44:30", true, uint16(1), []byte{255, 255, 255, 255, 255, 255, 255, 255, 127}, 1e300, "", "9999-12-31T23:59:59+23:59")
+	f.Add("user", "x", "2023-05-20T09:30:00+24:00", false, uint16(1000), []byte{1}, math.Copysign(0, -1), "1930-01-01T00:00:10-00:44:30", "")
+	f.Add("system", "hi", "", false, uint16(2), []byte{}, 2.0, "x", "y")
+	f.Add("user", "\u0000", "0000-01-01T00:00:00+01:00", false, uint16(40), []byte{1, 1, 1, 1, 1, 1}, 3e9, "0000-01-01T00:00:00Z", "0000-01-01T00:00:00+01:00")
+	f.Add("tool_call", "{}", "", false, uint16(2000), []byte{2, 200}, 1.0, "2023-05-20T09:30:00Z", "2023-05-20T09:30:00.000000001Z")
+	f.Add("tool_call", "supplier 4 ships on Tuesday", "2023-05-20T09:30:00Z", true, uint16(1200), []byte{}, 7.0, "2023-05-20T09:30:00+00:19:32", "2023-05-20T09:10:28Z")
+	f.Fuzz(func(t *testing.T, role, text, when string, redacted bool, n uint16, bounds []byte, odd float64, expires, clock string) {
+		if len(text)+len(when)+len(expires)+len(clock) > 4096 || len(bounds) > 4096 {
 			return // a budget per input: the shape, not the bulk, is what is fuzzed
 		}
 		turns := make([]map[string]any, 0, min(int(n%2048), 1<<16/(len(text)+len(when)+1)))
@@ -420,6 +430,9 @@ func FuzzFromJSONFields(f *testing.F) {
 			if redacted && i%3 == 0 {
 				tu["redacted"] = true
 			}
+			if expires != "" && i%3 != 2 {
+				tu["expires"] = expires
+			}
 			turns = append(turns, tu)
 		}
 		var bs []any
@@ -434,7 +447,14 @@ func FuzzFromJSONFields(f *testing.F) {
 		if !math.IsNaN(odd) && !math.IsInf(odd, 0) {
 			bs = append(bs, odd, strconv.FormatFloat(odd, 'g', -1, 64))
 		}
-		data, err := json.Marshal(map[string]any{"version": FormatVersion, "turns": turns, "bounds": bs})
+		save := map[string]any{"version": FormatVersion, "turns": turns, "bounds": bs}
+		if clock != "" {
+			// The clock the save's turns were judged by, with a block
+			// that quotes nothing, which may or may not be one the
+			// library could have made.
+			save["selection"] = map[string]any{"keys": []int{}, "ends": []int{}, "upto": max(0, len(turns)-1), "clock": clock}
+		}
+		data, err := json.Marshal(save)
 		require.NoError(t, err)
 
 		var m *Memory

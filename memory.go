@@ -79,9 +79,16 @@
 //
 // A turn may expire (Turn.Expires: a one-time code, a price or a hold a
 // tool reported, a file shared for the week). Each call judges expiry by
-// its clock: the time ComposeAt gives, or the newest turn's time if that
-// is later or the call gives none; a memory that knows no time expires
-// nothing. From its expiry on, a turn's words reach no context: not the
+// its clock: the time ComposeAt or ContinueAt gives, or the newest turn's
+// time if that is later or the call gives none; a memory that knows no
+// time expires nothing. An agent whose turns carry no time of their own
+// composes each step with ContinueAt and the time, so that its clock
+// moves with the run (the langchaingo, adk and Eino adapters judge each
+// call by the time it is made or its turns came).
+// A turn appended between calls is shown as the last call's clock has it,
+// which a save keeps, so a copy restored from a save or a store composes
+// its next call exactly as the original would. From its expiry on, a
+// turn's words reach no context: not the
 // memory block, a recall or the native turns, where the turn keeps its
 // place and role but says "[expired]" (an expired tool result stays a
 // result of its call, which keeps its arguments, so the pair stays valid
@@ -1007,8 +1014,14 @@ func checkTurn(role Role, text string) error {
 }
 
 // makeTurn derives what the Memory keeps beside t, which has passed the
-// door; waiting is the step's count of unanswered calls after it.
-func (m *state) makeTurn(t Turn, waiting int32) turn { return m.derive(t, waiting, false) }
+// door; waiting is the step's count of unanswered calls after it. A turn
+// is judged as it comes by the clock the turns were last judged by (see
+// expire), so that every turn is always shown as that clock has it: a
+// turn appended since the last call and one restored from a save are in
+// the same state, and the next call changes the same turns in both.
+func (m *state) makeTurn(t Turn, waiting int32) turn {
+	return m.derive(t, waiting, !t.Redacted && expiredBy(t.Expires, m.judged))
+}
 
 // derive is makeTurn for a turn that may have expired: one that has is
 // shown, indexed and sized as expiredText, and keeps its words only as
@@ -1192,14 +1205,27 @@ func (m *Memory) Redact(i int) error {
 }
 
 // replaceTurn puts x in turn i's place, where a turn with other words
-// was, and brings what is derived from the words up to date: the sizes, the
-// stretch's index entry and the texts a Retriever sees. The kept
-// selection is the caller's to drop.
+// was, and brings what is derived from the words up to date (see
+// rederive). The kept selection is the caller's to drop.
 func (m *state) replaceTurn(i int, x turn) {
-	old := m.turns[i]
+	m.putTurn(i, x)
+	m.ix.sweep(m.rederive(m.stretchOf(i), nil))
+}
+
+// putTurn puts x in turn i's place, where a turn with other words was;
+// what is derived from its stretch's words is the caller's to bring up to
+// date, once for all the turns it changed there.
+func (m *state) putTurn(i int, x turn) {
+	m.total += x.nativeSize() - m.turns[i].nativeSize()
 	m.turns[i] = x
-	m.total += x.nativeSize() - old.nativeSize()
-	s := m.stretchOf(i)
+}
+
+// rederive brings what is derived from stretch s's words up to date after
+// turns in it changed: its size, its index entry and the texts a
+// Retriever sees. It appends to gone the index slot its old text left
+// empty, if it did, for the caller to sweep (index.sweep) once for all
+// the stretches it rederives.
+func (m *state) rederive(s int, gone []int32) []int32 {
 	a, b := m.str[s].start, m.stretchEnd(s)
 	m.str[s].size = m.sizeOf(a, b)
 	m.sizes.changed(s)
@@ -1210,10 +1236,13 @@ func (m *state) replaceTurn(i int, x turn) {
 	} else {
 		k := m.ix.key(m.pieces(a, b, a))
 		slot := m.ix.acquire(k, int32(s), m.pieces(a, b, a))
-		m.ix.release(m.str[s].slot, int32(s))
+		if m.ix.unhold(m.str[s].slot, int32(s)) {
+			gone = append(gone, m.str[s].slot)
+		}
 		m.str[s].slot = slot
 	}
 	m.texts = nil
+	return gone
 }
 
 // Redactions returns the turns Redact has redacted in m, from the from-th
@@ -1245,11 +1274,13 @@ func (m *state) restretch(bounds []int) {
 	if len(bounds) > 0 {
 		m.cutStretches(bounds, nil)
 	}
+	var gone []int32
 	for _, s := range old {
-		if s.slot >= 0 {
-			m.ix.release(s.slot, -1)
+		if s.slot >= 0 && m.ix.unhold(s.slot, -1) {
+			gone = append(gone, s.slot)
 		}
 	}
+	m.ix.sweep(gone)
 	m.texts = nil
 }
 

@@ -92,7 +92,8 @@ const lastComparison = CompareEitherQuery
 // or was not sent.
 type Admission struct {
 	// Item is the item's index in what Fetch returned. Items with no usable
-	// text (blank, or not valid UTF-8) are never weighed and have no
+	// text (blank, or not valid UTF-8) and items that quote an expired
+	// turn's text whole (see Turn.Expires) are never weighed and have no
 	// Admission.
 	Item int `json:"item"`
 	// Source is the item's Source.

@@ -191,6 +191,7 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 	}
 	m := New(opts)
 	m.turns = make([]turn, 0, len(w.Turns))
+	m.judged = w.Selection.clock()
 	z := zones{}
 	for i, wt := range w.Turns {
 		t := Turn{Role: wt.Role, Text: wt.Text, Time: z.time(wt.Time), Expires: z.time(wt.Expires)}
@@ -227,16 +228,12 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 
 // restoreKept makes a saved selection the kept one if it is one the library
 // could have made, and otherwise drops it: the next Compose rebuilds. why is
-// what the next rebuild's reason depends on, as saved.
+// what the next rebuild's reason depends on, as saved. The turns are shown
+// as at the clock the save was last judged by (m.judged), as the saved log
+// showed them.
 func (m *state) restoreKept(s *wireKept, why savedWhy) {
 	m.sel, m.dropped, m.called = nil, why.dropped, why.called
-	// The quotes must show the turns as the saved log did: at the clock
-	// it was composed by, or, for none, by the one a call would judge by.
-	now := m.clock()
-	if s != nil && s.Clock != nil {
-		now = time.Time(*s.Clock)
-	}
-	m.expire(now)
+	m.expire(m.judged)
 	if s != nil && !m.validKept(s) {
 		m.dropped = RebuildRestored
 	}
@@ -278,6 +275,19 @@ type wireKeptIn struct {
 	Called  json.RawMessage `json:"called"`
 }
 
+// clock is the time the saved memory's turns were last judged by: its
+// kept selection's Clock, or zero, which expires nothing, when it has
+// none. It is derived state, like the selection: a time ToJSON does not
+// write reads as none. A memory that keeps no selection shows no turn
+// but in a call, which judges them all again, so its clock does not
+// matter.
+func (s *wireKeptIn) clock() time.Time {
+	if s == nil {
+		return time.Time{}
+	}
+	return zones{}.time(s.Clock)
+}
+
 // savedWhy is wireWhy as restored.
 type savedWhy struct {
 	dropped Rebuild
@@ -293,7 +303,7 @@ func (s *wireKeptIn) why() savedWhy {
 		return w
 	}
 	switch s.Dropped {
-	case RebuildFirst, RebuildRedacted, RebuildRestored:
+	case RebuildFirst, RebuildRedacted, RebuildRestored, RebuildTurnExpired:
 		w.dropped = s.Dropped
 	}
 	var t wireTime
@@ -333,9 +343,6 @@ func (s *wireKeptIn) read(n int) (*wireKept, error) {
 	k := &wireKept{Keys: s.Keys.ints, Ends: s.Ends.ints, Upto: s.Upto.n}
 	if s.Made.ok {
 		k.Made = s.Made.n // missing from older saves: not known
-	}
-	if c := (zones{}).time(s.Clock); !c.IsZero() {
-		k.Clock = (*savedTime)(&c)
 	}
 	for _, r := range recalls {
 		if r.Keys.partial || r.Ends.partial || !r.At.ok {
@@ -491,10 +498,18 @@ func (m *Memory) Since(turns, bound int) (Changes, error) {
 func (m *Memory) Apply(c Changes) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	n, total := len(m.turns), m.total
+	n, total, judged := len(m.turns), m.total, m.judged
 	if c.From != n {
 		return fmt.Errorf("%w: changes from turn %d to a memory of %d", ErrIndex, c.From, n)
 	}
+	// A store's selection is derived state like a save's, but one it cannot
+	// read is dropped rather than refused: the turns are what it must not
+	// lose. Its clock judges the turns, the new ones as they come.
+	var in *wireKeptIn
+	if len(c.Kept) > 0 && json.Unmarshal(c.Kept, &in) != nil {
+		in = nil
+	}
+	m.judged = in.clock()
 	prep := m.prepareStored(c.Turns)
 	for i, t := range c.Turns {
 		var x turn
@@ -505,7 +520,7 @@ func (m *Memory) Apply(c Changes) error {
 			x, err = m.acceptStored(t)
 		}
 		if err != nil {
-			m.turns, m.total, m.calls = m.turns[:n], total, calls{}
+			m.turns, m.total, m.calls, m.judged = m.turns[:n], total, calls{}, judged
 			m.forgetExpiries(n)
 			return fmt.Errorf("%w: turn %d: %w", ErrFormat, n+i, err)
 		}
@@ -516,13 +531,7 @@ func (m *Memory) Apply(c Changes) error {
 	if len(c.Turns) > 0 || len(c.Bounds) > 0 {
 		m.extend(c.Bounds)
 	}
-	// A store's selection is derived state like a save's, but one it cannot
-	// read is dropped rather than refused: the turns are what it must not lose.
 	var s *wireKept
-	var in *wireKeptIn
-	if len(c.Kept) > 0 && json.Unmarshal(c.Kept, &in) != nil {
-		in = nil
-	}
 	if k, err := in.read(len(m.turns)); err == nil {
 		s = k
 	}

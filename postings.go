@@ -456,17 +456,44 @@ func (ix *index) removePosting(id uint32, s int32) bool {
 	}
 	copy(slots[i:], slots[i+1:])
 	copy(tfs[i:], tfs[i+1:])
+	ix.info(id).n--
+	ix.rebound(id)
+	return true
+}
+
+// removePostings removes term id's postings in the slots dead marks, and
+// reports whether it held any.
+func (ix *index) removePostings(id uint32, dead []bool) bool {
+	slots, tfs := ix.list(id)
+	k := 0
+	for j, s := range slots {
+		if !dead[s] {
+			slots[k], tfs[k] = s, tfs[j]
+			k++
+		} else if tfs[j] == bigTF {
+			delete(ix.bigTF, tfKey(id, s))
+		}
+	}
+	if k == len(slots) {
+		return false
+	}
+	ix.info(id).n = uint32(k)
+	ix.rebound(id)
+	return true
+}
+
+// rebound computes again what bounds term id's score, after postings of
+// it were removed.
+func (ix *index) rebound(id uint32) {
 	t := ix.info(id)
-	t.n--
 	t.maxTF, t.minDL = 0, 0
-	slots, tfs = ix.list(id)
+	slots, tfs := ix.list(id)
 	for j, sl := range slots {
 		t.maxTF = max(t.maxTF, held16(ix.tfAt(id, sl, tfs[j])))
 		if dl := held16(ix.lens[sl]); t.minDL == 0 || dl < t.minDL {
 			t.minDL = dl
 		}
 	}
-	return true
 }
 
 // regrow gives term id's full run more room: in place when it is the last

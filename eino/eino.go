@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/byheart/byheart"
 	"github.com/cloudwego/eino/adk"
@@ -108,7 +109,7 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 // BeforeModelRewriteState appends what the run added since the last model
 // call (its input, or the tool messages answering the model's calls) and
 // replaces the messages after the leading system messages with byheart's
-// composition for the step.
+// composition for the step, taken now (Memory.ContinueAt).
 func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.ChatModelAgentState, _ *adk.ModelContext) (context.Context, *adk.ChatModelAgentState, error) {
 	b, err := bound(ctx)
 	if err != nil {
@@ -120,14 +121,15 @@ func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 	for system < len(state.Messages) && state.Messages[system].Role == schema.System {
 		system++
 	}
-	if err := appendMessages(b.mem, state.Messages[max(b.seen, system):], m.cfg.Sources, b.given); err != nil {
+	now := time.Now()
+	if err := appendMessages(b.mem, state.Messages[max(b.seen, system):], m.cfg.Sources, now, b.given); err != nil {
 		return ctx, state, err
 	}
 	if b.mem.Len() == 0 {
 		b.seen = len(state.Messages)
 		return ctx, state, nil
 	}
-	res, err := b.mem.Continue(ctx)
+	res, err := b.mem.ContinueAt(ctx, now)
 	if err != nil {
 		return ctx, state, err
 	}
@@ -156,7 +158,7 @@ func (m *middleware) AfterModelRewriteState(ctx context.Context, state *adk.Chat
 	if b.seen > len(state.Messages) {
 		b.seen = len(state.Messages)
 	}
-	if err := appendMessages(b.mem, state.Messages[b.seen:], m.cfg.Sources, b.given); err != nil {
+	if err := appendMessages(b.mem, state.Messages[b.seen:], m.cfg.Sources, time.Now(), b.given); err != nil {
 		return ctx, state, err
 	}
 	b.seen = len(state.Messages)

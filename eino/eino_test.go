@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cloudwego/eino/adk"
@@ -276,4 +277,24 @@ func TestARunWithoutMemoryFails(t *testing.T) {
 		}
 	}
 	assert.ErrorIs(t, got, byhearteino.ErrNoMemory)
+}
+
+// A turn that expired before the run (a one-time code said two hours ago,
+// good for one) reaches none of its requests: the middleware stamps each
+// message with the time it came and composes each step at that time, so
+// the memory's clock is the run's, not the last time a turn was given.
+func TestAnExpiredTurnReachesNoRequest(t *testing.T) {
+	said := time.Now().Add(-2 * time.Hour)
+	mem := byheart.New(byheart.Options{})
+	_, err := mem.AppendTurn(byheart.Turn{Role: byheart.User, Text: "my one-time code is 834201", Time: said, Expires: said.Add(time.Hour)})
+	require.NoError(t, err)
+	_, err = mem.AppendAt(byheart.Assistant, "Noted.", said)
+	require.NoError(t, err)
+	rec, _ := run(t, mem, byhearteino.Config{Sources: trusted}, 4)
+	for i, req := range rec.requests {
+		assert.NotContains(t, strings.Join(flat(req), "\n"), "834201", "request %d", i)
+	}
+	last, err := mem.Turn(mem.Len() - 1)
+	require.NoError(t, err)
+	assert.WithinDuration(t, time.Now(), last.Time, time.Minute, "the run's turns carry the time they came")
 }

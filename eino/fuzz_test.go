@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/byheart/byheart"
 	"github.com/byheart/byheart/internal/agenthistory"
@@ -16,16 +17,18 @@ import (
 // and images, assistant replies whose tool calls draw ids and tool names
 // that repeat, are empty or byheart refuses, and tool messages answering
 // them in or out of order, some naming no call) through the mapping the
-// middleware appends them with, and composes a request after each: nothing
-// is ever refused, and every request answers each call with its own tool
-// message under an id no other call of the request has, and carries the
-// user's current image.
+// middleware appends them with, each step a minute after the last, and
+// composes a request at the step's time after each: nothing is ever
+// refused, and every request answers each call with its own tool message
+// under an id no other call of the request has, and carries the user's
+// current image.
 func FuzzMessageMapping(f *testing.F) {
 	for _, seed := range agenthistory.FuzzSeeds {
 		f.Add(seed)
 	}
 	ids, tools := agenthistory.FuzzIDs, agenthistory.FuzzTools
 	url := "https://example.com/fence.png"
+	start := time.Date(2025, 3, 4, 9, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := &binding{mem: byheart.New(byheart.Options{Budget: 600}), given: map[int]*schema.Message{}}
 		var user *schema.Message
@@ -68,13 +71,14 @@ func FuzzMessageMapping(f *testing.F) {
 			default:
 				msgs = []*schema.Message{schema.AssistantMessage(strings.Repeat("a reply ", int(arg)), nil)}
 			}
-			if err := appendMessages(b.mem, msgs, nil, b.given); err != nil {
+			now := start.Add(time.Duration(step) * time.Minute)
+			if err := appendMessages(b.mem, msgs, nil, now, b.given); err != nil {
 				t.Fatalf("step %d: refused: %v", step, err)
 			}
 			if b.mem.Len() == 0 {
 				continue
 			}
-			res, err := b.mem.Continue(context.Background())
+			res, err := b.mem.ContinueAt(context.Background(), now)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/byheart/byheart"
@@ -89,21 +90,24 @@ func messages(res byheart.Result, given map[int]*schema.Message) (msgs []*schema
 // be the user's.
 const Opening = "(The conversation so far begins with the assistant.)"
 
-// appendMessages appends an agent's messages as byheart turns (through
-// agentturn.Append, which maps what byheart would refuse): user and
-// assistant text, an assistant's tool calls, tool messages as results
-// naming their call. System messages and empty messages are left out. A
-// tool message that answers no waiting call is kept as a note from its
-// tool. Each user message holding a part that is not text goes into given
-// under the index of its turn, so the request can carry it as it came.
-func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*schema.Message) byheart.Source, given map[int]*schema.Message) error {
+// appendMessages appends an agent's messages, which came at when, as
+// byheart turns (through agentturn.Append, which maps what byheart would
+// refuse): user and assistant text, an assistant's tool calls, tool
+// messages as results naming their call. System messages and empty
+// messages are left out. A tool message that answers no waiting call is
+// kept as a note from its tool. Each turn carries when, since Eino's
+// messages carry no time: the memory's clock, which judges expiry and a
+// pause, then moves with the run. Each user message holding a part that
+// is not text goes into given under the index of its turn, so the request
+// can carry it as it came.
+func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*schema.Message) byheart.Source, when time.Time, given map[int]*schema.Message) error {
 	for _, msg := range msgs {
 		if msg == nil {
 			continue
 		}
 		switch msg.Role {
 		case schema.User:
-			i, err := appendText(mem, byheart.User, text(msg))
+			i, err := appendText(mem, byheart.User, text(msg), when)
 			if err != nil {
 				return err
 			}
@@ -111,7 +115,7 @@ func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*s
 				given[i] = msg
 			}
 		case schema.Assistant:
-			if _, err := appendText(mem, byheart.Assistant, text(msg)); err != nil {
+			if _, err := appendText(mem, byheart.Assistant, text(msg), when); err != nil {
 				return err
 			}
 			for _, tc := range msg.ToolCalls {
@@ -119,7 +123,7 @@ func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*s
 				if strings.TrimSpace(args) == "" {
 					args = "{}"
 				}
-				if _, err := agentturn.Append(mem, byheart.Turn{Role: byheart.ToolCall, Tool: tc.Function.Name, CallID: tc.ID, Text: args}, 0); err != nil {
+				if _, err := agentturn.Append(mem, byheart.Turn{Role: byheart.ToolCall, Tool: tc.Function.Name, CallID: tc.ID, Text: args, Time: when}, 0); err != nil {
 					return err
 				}
 			}
@@ -132,7 +136,7 @@ func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*s
 			if text == "" {
 				text = "(no output)"
 			}
-			if _, err := agentturn.Append(mem, byheart.Turn{Role: byheart.ToolResult, Tool: msg.ToolName, CallID: msg.ToolCallID, Text: text, Source: src}, 0); err != nil {
+			if _, err := agentturn.Append(mem, byheart.Turn{Role: byheart.ToolResult, Tool: msg.ToolName, CallID: msg.ToolCallID, Text: text, Source: src, Time: when}, 0); err != nil {
 				return err
 			}
 		}
@@ -256,13 +260,13 @@ func describe(kind schema.ChatMessagePartType, c *schema.MessagePartCommon, name
 	return "[" + strings.Join(append(what, "not kept"), ", ") + "]"
 }
 
-// appendText appends text as a turn of role and returns its index, or -1
-// when text is blank and nothing is appended.
-func appendText(mem *byheart.Memory, role byheart.Role, text string) (int, error) {
+// appendText appends text as a turn of role said at when and returns its
+// index, or -1 when text is blank and nothing is appended.
+func appendText(mem *byheart.Memory, role byheart.Role, text string, when time.Time) (int, error) {
 	if strings.TrimSpace(text) == "" {
 		return -1, nil
 	}
-	if _, err := agentturn.Append(mem, byheart.Turn{Role: role, Text: text}, 0); err != nil {
+	if _, err := agentturn.Append(mem, byheart.Turn{Role: role, Text: text, Time: when}, 0); err != nil {
 		return -1, err
 	}
 	return mem.Len() - 1, nil

@@ -3,6 +3,7 @@ package byhearteino_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/schema"
 	"github.com/stretchr/testify/assert"
@@ -101,7 +102,7 @@ func TestAMultiPartMessageIsKeptAsItsTextWithItsOtherPartsDescribed(t *testing.T
 		{Type: schema.ChatMessagePartTypeText, Text: "It is from Tuesday."},
 	}}}
 	given := map[int]*schema.Message{}
-	require.NoError(t, byhearteino.AppendMessages(mem, agentMessages, nil, given))
+	require.NoError(t, byhearteino.AppendMessages(mem, agentMessages, nil, time.Now(), given))
 	turn, err := mem.Turn(0)
 	require.NoError(t, err)
 	assert.Equal(t, "What is in this picture?\n\n[image attachment, not kept]\n\nIt is from Tuesday.", turn.Text)
@@ -126,7 +127,7 @@ func TestDescriptionsSayWhatWasSent(t *testing.T) {
 			MessagePartCommon: schema.MessagePartCommon{URL: &long}}}, "[video attachment, " + long[:200] + "…, not kept]"},
 	} {
 		mem := byheart.New(byheart.Options{})
-		require.NoError(t, byhearteino.AppendMessages(mem, []*schema.Message{{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{tc.part}}}, nil, nil))
+		require.NoError(t, byhearteino.AppendMessages(mem, []*schema.Message{{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{tc.part}}}, nil, time.Now(), nil))
 		turn, err := mem.Turn(0)
 		require.NoError(t, err)
 		assert.Equal(t, tc.want, turn.Text)

@@ -480,3 +480,31 @@ func TestEveryToolSaysWhatItTakes(t *testing.T) {
 		t.Errorf("tools %q, want %q", names, want)
 	}
 }
+
+// A turn whose expiry has passed is in no recall, though every turn of the
+// conversation was said long before the expiry: recall composes at the
+// time of the call, not at the newest turn's.
+func TestRecallLeavesOutAnExpiredTurn(t *testing.T) {
+	st := newStore(t)
+	srv, cs := serve(t, Config{Store: st, Tenant: alice.Tenant, User: alice.User, Options: byheart.Options{Budget: 20_000}})
+	turns := chat(alice.Conversation, 12)
+	rememberAll(t, cs, turns)
+	conv, err := store.Open(context.Background(), st, alice, srv.cfg.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said, err := time.Parse(time.RFC3339, turns[len(turns)-1].Time)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conv.Memory.AppendTurn(byheart.Turn{Role: byheart.User, Text: "the gate code is 2468, good for an hour", Time: said, Expires: said.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := conv.Save(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var got recallOut
+	if text := mcptest.OK(t, cs, "recall", recallIn{Conversation: alice.Conversation, Query: "the gate code"}, &got); strings.Contains(text, "2468") {
+		t.Errorf("recall holds the expired code:\n%s", text)
+	}
+}

@@ -295,7 +295,9 @@ func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in recall
 	if out.Turns == 0 {
 		return textResult(fmt.Sprintf("Nothing is remembered in conversation %q yet.", scope.Conversation)), out, nil
 	}
-	res, err := conv.Memory.Compose(ctx, in.Query)
+	// Composed at the time of the call, which judges the turns' expiries:
+	// the newest turn's time may be long past.
+	res, err := conv.Memory.ComposeAt(ctx, in.Query, time.Now())
 	if err != nil {
 		return nil, out, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/byheart/byheart"
@@ -52,7 +53,10 @@ func ask(w io.Writer, path, question string, opts byheart.Options, ao askOptions
 	if err != nil {
 		return err
 	}
-	r, err := m.Compose(context.Background(), question)
+	// The call is made at the newest turn's time, as Compose makes it; the
+	// tables judge expiry by the same clock.
+	clock := conv.newest()
+	r, err := m.ComposeAt(context.Background(), question, clock)
 	if err != nil {
 		return err
 	}
@@ -65,7 +69,7 @@ func ask(w io.Writer, path, question string, opts byheart.Options, ao askOptions
 	turns := make([]byheart.Turn, len(conv.turns))
 	chars := 0
 	for i, t := range conv.turns {
-		turns[i] = t.Turn
+		turns[i] = shown(t.Turn, clock)
 		chars += utf8.RuneCountInString(t.Text)
 	}
 	bounds := m.Bounds()
@@ -81,6 +85,19 @@ func ask(w io.Writer, path, question string, opts byheart.Options, ao askOptions
 	}
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// expiredText is what the library shows in an expired turn's place.
+const expiredText = "[expired]"
+
+// shown is t as a call at clock shows it: an expired turn (see
+// byheart.Turn.Expires) says expiredText, so that no table quotes or
+// scores the words it no longer says.
+func shown(t byheart.Turn, clock time.Time) byheart.Turn {
+	if !t.Expires.IsZero() && !clock.IsZero() && !t.Expires.After(clock) {
+		t.Text = expiredText
+	}
+	return t
 }
 
 // flatPart is one part of a Result with its message's role.

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/byheart/byheart"
 	"github.com/stretchr/testify/assert"
@@ -147,4 +150,46 @@ func TestAskRejectsABadOutsideFileOrComparison(t *testing.T) {
 		assert.NotEqual(t, 0, run(append([]string{"ask"}, args...), &out, &errs), "%q", args)
 		assert.NotEmpty(t, errs.String(), "%q says why", args)
 	}
+}
+
+// An expired turn's words are shown nowhere in what ask prints: not on the
+// row of an outside item (the item that quotes the turn is dropped, and
+// each row names the item it weighed), and not among the question words a
+// stretch matches, where the turn is scored as the library indexes it.
+func TestAskShowsNoExpiredWord(t *testing.T) {
+	const secret = "The kennel gate code is zephyrine 4711, good until noon."
+	conv, err := read(chatFile)
+	require.NoError(t, err)
+	m := byheart.New(byheart.Options{})
+	for i, tu := range conv.turns {
+		_, err := m.AppendTurn(tu.Turn)
+		require.NoError(t, err)
+		if i == 2 {
+			_, err := m.AppendTurn(byheart.Turn{Role: byheart.User, Text: secret, Time: tu.Time, Expires: tu.Time.Add(time.Hour)})
+			require.NoError(t, err)
+		}
+	}
+	dir := t.TempDir()
+	data, err := m.ToJSON()
+	require.NoError(t, err)
+	saved := filepath.Join(dir, "saved.json")
+	require.NoError(t, os.WriteFile(saved, data, 0o644))
+	items := filepath.Join(dir, "items.json")
+	require.NoError(t, os.WriteFile(items, []byte(`[
+		{"text": "`+secret+` Logged at the gate.", "source": "gate log"},
+		{"text": "Pickle the beagle was adopted from the Riverside shelter.", "source": "shelter records"},
+		{"text": "Beagles need an hour of exercise a day.", "source": "breed guide"}]`), 0o644))
+
+	q := "What did Ana name the beagle she adopted from the shelter, and the zephyrine gate code?"
+	out := askOutput(t, "-outside", items, saved, q)
+	require.Contains(t, out, "3 items offered, 2 weighed")
+	var rest []string
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.Contains(line, q) { // the header quotes the question
+			rest = append(rest, line)
+		}
+	}
+	assert.NotContains(t, strings.Join(rest, "\n"), "zephyrine")
+	assert.NotContains(t, strings.Join(rest, "\n"), "4711")
+	assert.Contains(t, out, "Pickle the beagle was adopted", "the shelter's item is on its own row")
 }

@@ -165,6 +165,14 @@ func read(path string) (*conversation, error) {
 	return &conversation{turns: turns}, nil
 }
 
+// newest is the newest turn's time: the clock of a call that gives none.
+func (c *conversation) newest() time.Time {
+	if len(c.turns) == 0 {
+		return time.Time{}
+	}
+	return c.turns[len(c.turns)-1].Time
+}
+
 // memory returns a Memory configured by opts holding the conversation: the
 // saved one restored, or the turns appended in order.
 func (c *conversation) memory(path string, opts byheart.Options) (*byheart.Memory, error) {

@@ -27,7 +27,10 @@
 // ask prints every part of the composed context with its role, characters
 // and tokens; where the cache breakpoint (Result.StableUpto) is; and the
 // stretches of the conversation that reached the context, with their dates
-// and scores. -text prints the parts in full, -json the Result itself.
+// and scores. The question is asked at the newest turn's time, and a turn
+// of a saved memory that has expired by then (byheart.Turn.Expires) is
+// scored and counted as the "[expired]" the model is sent in its place.
+// -text prints the parts in full, -json the Result itself.
 // -outside FILE offers the items of a JSON array of {"text", "source"} as
 // outside material, and ask shows for each what rule 4 compared it against
 // and whether it was admitted and sent (Result.Outside); -compare and

@@ -46,6 +46,24 @@ func newStore(t testing.TB) store.Store {
 
 func openSchema(t testing.TB) *Store {
 	t.Helper()
+	return openURL(t, schemaURL(t))
+}
+
+// openURL opens a store at u, closed when the test ends.
+func openURL(t testing.TB, u string) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// schemaURL makes a schema of the test's own, dropped when it ends, and
+// returns the server's URL with the schema as its search path.
+func schemaURL(t testing.TB) string {
+	t.Helper()
 	base := serverURL(t)
 	ctx := context.Background()
 	admin, err := sql.Open("pgx", base)
@@ -72,12 +90,15 @@ func openSchema(t testing.TB) *Store {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	st, err := Open(ctx, u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return u.String()
+}
+
+// TestTwoProcessesServeOneDatabase serves the same conversations from this
+// process and a second one through one database, with conflicting saves
+// and redactions (storetest.TwoProcesses): nothing lost, nothing doubled,
+// no redacted word back.
+func TestTwoProcessesServeOneDatabase(t *testing.T) {
+	storetest.TwoProcesses(t, schemaURL, func(t testing.TB, u string) store.Store { return openURL(t, u) })
 }
 
 func TestConformance(t *testing.T) {

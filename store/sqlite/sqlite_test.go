@@ -470,3 +470,20 @@ func sameTurns(t *testing.T, a, b []byte) bool {
 	}
 	return bytes.Equal(x.Turns, y.Turns)
 }
+
+// TestTwoProcessesServeOneFile serves the same conversations from this
+// process and a second one through one file, with conflicting saves and
+// redactions (storetest.TwoProcesses): nothing lost, nothing doubled, no
+// redacted word back, in a load or in the bytes of the file and its log.
+func TestTwoProcessesServeOneFile(t *testing.T) {
+	var path string
+	secrets := storetest.TwoProcesses(t, func(t testing.TB) string {
+		path = filepath.Join(t.TempDir(), "byheart.db")
+		return path
+	}, func(t testing.TB, where string) store.Store { return openAt(t, where) })
+	for _, s := range secrets {
+		if i := bytes.Index(files(t, path), []byte(s)); i >= 0 {
+			t.Errorf("the redacted %q is at byte %d of the file and its log", s, i)
+		}
+	}
+}

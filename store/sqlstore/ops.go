@@ -348,7 +348,13 @@ func (s *Store) saved(ctx context.Context, q querier, scope store.Scope, id stri
 }
 
 // digest is what tells two attempts of a save apart: its first turn and
-// every field of its turns, each length-prefixed.
+// every field of its turns, each length-prefixed. The stretch starts and
+// the kept selection are left out: they are derived from the turns, and a
+// server with other Options derives them otherwise, while the turns are
+// the same save. The expiries come last, marked, and only when a turn has
+// one, so a save without them has the digest it had before they were
+// hashed and an id recorded then still recognises its retry; no role is
+// the marker, so the two layouts never meet.
 func digest(c byheart.Changes) []byte {
 	h := sha256.New()
 	var n [8]byte
@@ -358,6 +364,7 @@ func digest(c byheart.Changes) []byte {
 		h.Write([]byte(s))
 	}
 	field(strconv.Itoa(c.From))
+	expiring := false
 	for _, t := range c.Turns {
 		when, _ := store.TimeText(t.Time) // CheckSave has refused a time it cannot write
 		field(string(t.Role))
@@ -368,9 +375,20 @@ func digest(c byheart.Changes) []byte {
 		field(t.CallID)
 		field(t.Source.Name)
 		field(strconv.FormatBool(t.Source.Authenticated))
+		expiring = expiring || !t.Expires.IsZero()
+	}
+	if expiring {
+		field(expiriesMarker)
+		for _, t := range c.Turns {
+			expires, _ := store.TimeText(t.Expires) // "" for never
+			field(expires)
+		}
 	}
 	return h.Sum(nil)
 }
+
+// expiriesMarker opens the expiries in a save's digest.
+const expiriesMarker = "expires"
 
 // advance moves a stored conversation from base to at, or says why it
 // cannot: it is at another version, or it is gone.

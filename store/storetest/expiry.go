@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -104,4 +105,62 @@ func textOf(r byheart.Result) string {
 		}
 	}
 	return b.String()
+}
+
+// reopenedDecidesAsLive saves a conversation whose turns expire, with
+// turns appended after its last call, and opens it again, fresh and by a
+// warm copy catching up (Refresh): at the next call each copy composes
+// exactly as the copy that saved it, Rebuild included, whatever the
+// call's clock.
+func reopenedDecidesAsLive(t *testing.T, st store.Store) {
+	ctx := context.Background()
+	turns := Chat(23, 16*8)
+	for i := range turns {
+		if i%3 == 0 {
+			turns[i].Expires = turns[i].Time.Add(time.Duration(i%5-1) * 10 * time.Minute)
+		}
+	}
+	live := open(t, st, alice)
+	var warm *store.Conversation
+	for round := range 16 {
+		step := turns[round*8 : round*8+8]
+		appendTurns(t, live.Memory, step[:5])
+		newest := step[4].Time
+		next := func(m *byheart.Memory) string {
+			var r byheart.Result
+			var err error
+			switch round % 3 {
+			case 0:
+				r, err = m.Compose(ctx, step[4].Text)
+			case 1:
+				r, err = m.ComposeAt(ctx, step[4].Text, newest.Add(25*time.Minute))
+			default:
+				r, err = m.Continue(ctx)
+			}
+			if err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+			composed, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(composed) + "\n" + jsonOf(t, m)
+		}
+		next(live.Memory)
+		appendTurns(t, live.Memory, step[5:]) // after the call, before the save
+		save(t, live)
+		if warm == nil {
+			warm = open(t, st, alice)
+		} else if err := warm.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		fresh := open(t, st, alice)
+		want := next(live.Memory)
+		for name, c := range map[string]*store.Conversation{"a copy opened afresh": fresh, "a warm copy caught up": warm} {
+			if got := next(c.Memory); got != want {
+				t.Fatalf("round %d: %s composes\n%.2000s\nwant\n%.2000s", round, name, got, want)
+			}
+		}
+		save(t, live)
+	}
 }

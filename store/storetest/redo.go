@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/byheart/byheart"
 	"github.com/byheart/byheart/store"
@@ -191,5 +192,27 @@ func saveAgainLandsOnce(t *testing.T, st store.Store) {
 		if got := load(t, st, alice).Changes.Turns[before+1]; got.Redacted != tc.redact {
 			t.Errorf("%s: the answer is stored redacted %v, want %v", tc.name, got.Redacted, tc.redact)
 		}
+	}
+}
+
+// retryWithAnExpiryIsAnotherSave redoes a request whose first attempt
+// saved a turn with no expiry, now with one: the turns differ, so the
+// redo is told another attempt committed (ErrSaved) and its copy holds
+// what was stored, rather than taking its expiry as saved when it is not.
+func retryWithAnExpiryIsAnotherSave(t *testing.T, st store.Store) {
+	ctx := context.Background()
+	request(t, st, alice, Chat(22, 10))
+	first, redo := open(t, st, alice), open(t, st, alice)
+	code := byheart.Turn{Role: byheart.User, Text: "the gate code is 2468 until noon"}
+	appendTurns(t, first.Memory, []byheart.Turn{code})
+	if err := first.SaveAs(ctx, "r-exp"); err != nil {
+		t.Fatal(err)
+	}
+	code.Expires = time.Date(2024, time.March, 4, 12, 0, 0, 0, time.UTC)
+	appendTurns(t, redo.Memory, []byheart.Turn{code})
+	wantErr(t, redo.SaveAs(ctx, "r-exp"), store.ErrSaved, "a redo whose turn expires where the first attempt's did not")
+	sameAs(t, st, alice, redo.Memory)
+	if got, err := redo.Memory.Turn(redo.Memory.Len() - 1); err != nil || !got.Expires.IsZero() {
+		t.Errorf("the redo's copy holds %+v, %v: want the stored turn, which never expires", got, err)
 	}
 }

@@ -34,10 +34,12 @@ func Run(t *testing.T, open Opener) {
 		{"AuditRecordsEveryChangeWithoutText", auditRecordsEveryChange},
 		{"CacheServesAWarmCopyCaughtUp", cacheServesWarmCopy},
 		{"ExpiryIsKeptInTheRowsAndTheAuditShowsIt", expiryIsKeptAndAudited},
+		{"AReopenedCopyDecidesAsTheOneThatSaved", reopenedDecidesAsLive},
 		{"TimesComeBackExactlyAsToJSONWritesThem", timesComeBackExactly},
 		{"EveryWayOfRedactingErasesFromTheStore", everyErasurePersists},
 		{"RedoneSaveLandsOnce", redoneSaveLandsOnce},
 		{"SavingAgainAfterALostAnswerLandsOnce", saveAgainLandsOnce},
+		{"ARetryWithAnExpiryIsAnotherSave", retryWithAnExpiryIsAnotherSave},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, open(t)) })
