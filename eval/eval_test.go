@@ -29,7 +29,7 @@ func TestLoCoMoGuards(t *testing.T) {
 	start := time.Now()
 	ds := loadLoCoMo(t)
 	const budget = 20000
-	res, err := measure(ds, budget, map[string]bool{"recall": true, "temporal": true, "replay": true, "live": true, "external": true}, &progress{w: io.Discard})
+	res, err := measure(ds, budget, map[string]bool{"recall": true, "temporal": true, "replay": true, "live": true, "external": true}, nil, &progress{w: io.Discard})
 	require.NoError(t, err)
 	t.Logf("LoCoMo measurements took %s", time.Since(start).Round(time.Millisecond))
 

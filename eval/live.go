@@ -45,16 +45,76 @@ func schedule(conv *conversation) asked {
 // returns the bill of every call, questions' included, and the questions'
 // evidence recall.
 func liveConversation(conv *conversation, m method, budget int, lat *latencies, questions asked) (replayTally, recallTally, error) {
-	comp := m.make(budget, lat)
 	var k cache
 	var t replayTally
 	var rc recallTally
-	session, called := -1, -1
-	compose := func(query string, when time.Time) (call, error) {
-		if tc, ok := comp.(timed); ok {
-			return tc.composeAt(query, when)
+	err := play(conv, m.make(budget, lat), questions, nil, func(lc liveCall) {
+		t.charge(&k, lc.c, lc.cold, budget, lc.at)
+		switch {
+		case lc.q != nil:
+			rc.judge(conv, lc.q, lc.c, budget)
+		case lc.at > 0:
+			t.withPrevious++
+			if newSent(lc.c).has(&conv.Turns[lc.at-1]) {
+				t.continuity++
+			}
 		}
-		return comp.compose(query)
+	})
+	if err != nil {
+		return replayTally{}, recallTally{}, err
+	}
+	return t, rc, nil
+}
+
+// liveCall is one call of the live chat as play makes it.
+type liveCall struct {
+	c call
+	// cold says the provider's cache expired before the call: the first
+	// call of a session, or one that came after a pause.
+	cold bool
+	at   int       // how many turns the conversation had
+	q    *question // the question asked; nil for the chat's own call
+}
+
+// pauseGap is how much later a call after a pause, and every call after
+// it, is told it comes: past both a 5-minute and a 1-hour cache TTL, so
+// one play serves both (byheart rebuilds after any pause of five minutes
+// or more, and appended turns keep their own times, so what it selects is
+// the same whichever TTL the pause outlived).
+const pauseGap = time.Hour + time.Minute
+
+// play drives comp through conv as a live chat: before each user turn is
+// appended it composes for that turn, told the turn's time, and before
+// that it asks the questions scheduled at that point, told the previous
+// turn's time. visit sees every call in order. paused, when not nil, says
+// which calls (numbered from 0 in that order) come after a pause the
+// provider's cache does not outlive: such a call is cold, and it and every
+// call after it are told a time pauseGap later, as a server's clock would
+// tell them.
+func play(conv *conversation, comp composer, questions asked, paused func(k int) bool, visit func(liveCall)) error {
+	called, calls := -1, 0
+	var late time.Duration
+	compose := func(query string, when time.Time, session, at int, q *question) error {
+		cold := session != called
+		if paused != nil && paused(calls) {
+			cold, late = true, late+pauseGap
+		}
+		called, calls = session, calls+1
+		if !when.IsZero() {
+			when = when.Add(late)
+		}
+		var c call
+		var err error
+		if tc, ok := comp.(timed); ok {
+			c, err = tc.composeAt(query, when)
+		} else {
+			c, err = comp.compose(query)
+		}
+		if err != nil {
+			return err
+		}
+		visit(liveCall{c: c, cold: cold, at: at, q: q})
+		return nil
 	}
 	ask := func(i int) error {
 		if i == 0 {
@@ -62,45 +122,27 @@ func liveConversation(conv *conversation, m method, budget int, lat *latencies, 
 		}
 		prev := &conv.Turns[i-1]
 		for _, q := range questions[i] {
-			c, err := compose(q.Text, prev.When)
-			if err != nil {
+			if err := compose(q.Text, prev.When, prev.Session, i, q); err != nil {
 				return err
 			}
-			cold := prev.Session != called
-			called = prev.Session
-			t.charge(&k, c, cold, budget, i)
-			rc.judge(conv, q, c, budget)
 		}
 		return nil
 	}
 	for i := range conv.Turns {
 		if err := ask(i); err != nil {
-			return replayTally{}, recallTally{}, err
+			return err
 		}
 		turn := &conv.Turns[i]
 		if turn.Role == byheart.User {
-			c, err := compose(turn.Text, turn.When)
-			if err != nil {
-				return replayTally{}, recallTally{}, err
-			}
-			cold := turn.Session != session && turn.Session != called
-			session, called = turn.Session, turn.Session
-			t.charge(&k, c, cold, budget, i)
-			if i > 0 {
-				t.withPrevious++
-				if newSent(c).has(&conv.Turns[i-1]) {
-					t.continuity++
-				}
+			if err := compose(turn.Text, turn.When, turn.Session, i, nil); err != nil {
+				return err
 			}
 		}
 		if err := comp.add(turn); err != nil {
-			return replayTally{}, recallTally{}, err
+			return err
 		}
 	}
-	if err := ask(len(conv.Turns)); err != nil {
-		return replayTally{}, recallTally{}, err
-	}
-	return t, rc, nil
+	return ask(len(conv.Turns))
 }
 
 // liveMethods are compared on the live chat with questions.

@@ -13,19 +13,22 @@
 //	go run ./eval -gen testdata/synthetic.json     # regenerate the synthetic data
 //	go run ./eval -only multilingual -share 0.2    # languages beside their English twins
 //	go run ./eval -only attacks                    # poisoned tool text, and benign tool use
-//	go run ./eval -only window                     # a history ten times as long
+//	go run ./eval -only window                     # histories ten times as long
+//	go run ./eval -only bill                       # their bill when users pause, beside compaction
 //	go run ./eval -only shapes                     # short turns beside long user–assistant conversations
 //	go run ./eval -gen-assistant testdata/assistant.json # regenerate the assistant-shaped data
 //
-// The sections are recall, temporal, replay, live, loco, window, policies,
-// external, speed, multilingual, attacks and shapes; eval/README.md says
-// what each measures. All but window run by default; window plays a history ten
-// times LoCoMo's length, a minute of its own, and runs with -only window. The
+// The sections are recall, temporal, replay, live, loco, window, bill,
+// policies, external, speed, multilingual, attacks and shapes;
+// eval/README.md says what each measures. All but window and bill run by
+// default; they play histories ten times LoCoMo's length, minutes of their
+// own, and run with -only. The
 // multilingual section reads its own set (testdata/multilingual.json, or
 // -multilingual FILE), and the attacks section its own suite
-// (testdata/attacks.json, or -attacks FILE), and the shapes section measures
+// (testdata/attacks.json, or -attacks FILE); the shapes section measures
 // the run's data beside the assistant-shaped set (testdata/assistant.json,
-// or -assistant FILE). Tables go to stdout as Markdown, or as one
+// or -assistant FILE), and the window and bill sections chain that set's
+// conversations beside the run's. Tables go to stdout as Markdown, or as one
 // JSON object with -json. Progress goes to stderr when it is a terminal, one
 // line a section rewritten in place (-progress: one line a section
 // elsewhere too). The pictures are SVG plots
@@ -56,7 +59,7 @@ func main() {
 }
 
 // sectionNames are the sections -only chooses from, in the order they run.
-var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "policies", "external", "speed", "multilingual", "attacks", "shapes"}
+var sectionNames = []string{"recall", "temporal", "replay", "live", "loco", "window", "bill", "policies", "external", "speed", "multilingual", "attacks", "shapes"}
 
 // syntheticPath is where the project's own data lives, and plotsPath where
 // the pictures of a run on it go, from the module root.
@@ -74,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of Markdown tables")
 	only := fs.String("only", "", "run only these sections, comma-separated: "+strings.Join(sectionNames, ","))
 	gen := fs.String("gen", "", "write the synthetic data to this file and exit")
-	assistant := fs.String("assistant", "", "shapes section: the assistant-shaped set (default: "+assistantPath+")")
+	assistant := fs.String("assistant", "", "shapes, window and bill sections: the assistant-shaped set (default: "+assistantPath+")")
 	genAssistant := fs.String("gen-assistant", "", "write the assistant-shaped data to this file and exit")
 	svg := fs.String("svg", "", "write the pictures as SVG files into this folder (default: "+plotsPath+" for the synthetic data, none for -locomo; -svg= for none)")
 	multilingual := fs.String("multilingual", "", "the multilingual set (default: "+multilingualPath+")")
@@ -123,7 +126,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	prog := newProgress(stderr, *showProgress)
 	defer prog.end()
-	res, err := measure(ds, *budget, sections, prog)
+	// The assistant-shaped set is read once, when the first section that
+	// needs it runs, so a run that chains no history holds it only for the
+	// shapes section.
+	var asst *dataset
+	var chains []shape
+	if sections["window"] || sections["bill"] {
+		if asst, err = loadAssistant(ds, *assistant); err != nil {
+			return err
+		}
+		chains = chainShapes(ds, *locomo == "", asst)
+	}
+	res, err := measure(ds, *budget, sections, chains, prog)
 	if err != nil {
 		return err
 	}
@@ -157,10 +171,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 		data = append(data, *attacks)
 	}
 	if sections["shapes"] {
-		if *assistant, err = measureShapesOn(ds, *assistant, prog, res); err != nil {
+		if asst == nil {
+			if asst, err = loadAssistant(ds, *assistant); err != nil {
+				return err
+			}
+		}
+		if res.Shapes, err = measureShapes([]*dataset{ds, asst}, prog); err != nil {
 			return fmt.Errorf("shapes: %w", err)
 		}
-		data = append(data, *assistant)
+	}
+	if asst != nil && asst != ds {
+		data = append(data, asst.Source)
 	}
 	if res.Speed != nil {
 		res.Speed.Seconds = time.Since(start).Seconds()
@@ -183,7 +204,7 @@ func chooseSections(only string) (map[string]bool, error) {
 	chosen := map[string]bool{}
 	if only == "" {
 		for _, s := range sectionNames {
-			chosen[s] = s != "window" // a minute of its own: run with -only window
+			chosen[s] = s != "window" && s != "bill" // minutes of their own: run with -only
 		}
 		return chosen, nil
 	}
@@ -236,6 +257,7 @@ type results struct {
 	Live     *liveResult     `json:"live,omitempty"`
 	LOCO     *locoResult     `json:"leave_one_out,omitempty"`
 	Window   *windowResult   `json:"window,omitempty"`
+	Bill     *billResult     `json:"bill,omitempty"`
 	Policies *policyResult   `json:"policies,omitempty"`
 	External *externalResult `json:"external,omitempty"`
 	Speed    *speedResult    `json:"speed,omitempty"`
@@ -259,8 +281,8 @@ type dataInfo struct {
 	NoEvidence    int      `json:"questions_without_evidence"`
 }
 
-// measure runs the chosen sections on ds.
-func measure(ds *dataset, budget int, sections map[string]bool, prog *progress) (*results, error) {
+// measure runs the chosen sections on ds; window and bill chain shapes.
+func measure(ds *dataset, budget int, sections map[string]bool, shapes []shape, prog *progress) (*results, error) {
 	res := &results{Budget: budget, Data: dataInfo{
 		Source: ds.Source, Conversations: len(ds.Convs),
 		BadEvidence: ds.BadEvidence, NoEvidence: ds.NoEvidence,
@@ -295,7 +317,11 @@ func measure(ds *dataset, budget int, sections map[string]bool, prog *progress) 
 			return err
 		}},
 		{"window", func() (err error) {
-			res.Window, err = measureWindow(budget, lat, prog)
+			res.Window, err = measureWindow(shapes, lat, prog)
+			return err
+		}},
+		{"bill", func() (err error) {
+			res.Bill, err = measureBill(shapes, budget, lat, prog)
 			return err
 		}},
 		{"policies", func() (err error) {

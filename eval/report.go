@@ -93,6 +93,9 @@ func writeMarkdown(w io.Writer, r *results) error {
 	if r.Window != nil {
 		writeWindow(&b, r.Window)
 	}
+	if r.Bill != nil {
+		writeBill(&b, r.Bill)
+	}
 	if r.Policies != nil {
 		writePolicies(&b, r.Policies)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -285,22 +286,33 @@ func findAssistant() (string, error) {
 	return strings.TrimSuffix(synth, syntheticPath) + assistantPath, nil
 }
 
-// measureShapesOn runs the shapes section on the run's data and the
-// assistant-shaped set at path (the shipped one when empty), and returns
-// the path it read.
-func measureShapesOn(ds *dataset, path string, prog *progress, res *results) (string, error) {
+// loadAssistant reads the assistant-shaped set that the shapes, window and
+// bill sections measure beside ds: the one at path, or the shipped one when
+// path is empty; ds itself when path names ds's file, so that one file is
+// read once.
+func loadAssistant(ds *dataset, path string) (*dataset, error) {
 	var err error
 	if path == "" {
 		if path, err = findAssistant(); err != nil {
-			return "", err
+			return nil, err
 		}
+	}
+	if absolute(path) == absolute(ds.Source) {
+		return ds, nil
 	}
 	asst, err := loadFile(path)
 	if err != nil {
-		return "", err
+		return nil, fmt.Errorf("-assistant: %w", err)
 	}
-	res.Shapes, err = measureShapes([]*dataset{ds, asst}, prog)
-	return path, err
+	return asst, nil
+}
+
+// absolute is path made absolute, or path when it cannot be.
+func absolute(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // writeShapes prints the shapes section: recall on both sets side by side,

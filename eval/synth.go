@@ -80,7 +80,7 @@ func synthesizeFrom(seed uint64) []byte {
 	names := draws(r, firstNames, 2*synthConversations)
 	var convs []*synthConv
 	for i := range synthConversations {
-		convs = append(convs, newSynthConv(r, fmt.Sprintf("synth-%d", i+1), names[2*i], names[2*i+1]))
+		convs = append(convs, newSynthConv(r, fmt.Sprintf("synth-%d", i+1), names[2*i], names[2*i+1], everything))
 	}
 	return encodeSynth(convs)
 }
@@ -88,6 +88,7 @@ func synthesizeFrom(seed uint64) []byte {
 type synthConv struct {
 	id       string
 	speakers [2]string // speaker_a, speaker_b
+	vocab    *vocab    // what it talks about
 	sessions []*synthSession
 	qa       []synthQA
 	// threads are, by speaker, the subjects of their facts (see
@@ -132,20 +133,20 @@ type line struct {
 	text  string
 }
 
-func newSynthConv(r *rng, id, a, b string) *synthConv {
-	return newSynthConvOf(r, id, a, b, synthSessions)
+func newSynthConv(r *rng, id, a, b string, v *vocab) *synthConv {
+	return newSynthConvOf(r, id, a, b, synthSessions, v)
 }
 
-// newSynthConvOf is a conversation of the given number of sessions, with
-// the facts of one of the default size planted across them.
-func newSynthConvOf(r *rng, id, a, b string, sessions int) *synthConv {
-	c := &synthConv{id: id, speakers: [2]string{a, b}}
+// newSynthConvOf is a conversation of the given number of sessions about
+// v, with the facts of one of the default size planted across them.
+func newSynthConvOf(r *rng, id, a, b string, sessions int, v *vocab) *synthConv {
+	c := &synthConv{id: id, speakers: [2]string{a, b}, vocab: v}
 	day := time.Date(2021+r.intn(3), time.Month(1+r.intn(12)), 1+r.intn(28), 0, 0, 0, 0, time.UTC)
 	for range sessions {
 		n := synthTurnsMin + 2*r.intn(synthTurnsSpread/2+1)
 		when := day.Add(time.Duration(8*60+r.intn(15*60)) * time.Minute) // between 8 am and 11 pm
 		s := &synthSession{when: when, starter: r.intn(2), turns: make([]synthTurn, n)}
-		pair := draws(r, topics, 2)
+		pair := draws(r, v.topics, 2)
 		s.topics = [2]*topic{pair[0], pair[1]}
 		c.sessions = append(c.sessions, s)
 		gap := 3 + r.intn(22)
@@ -302,9 +303,10 @@ func slotValues(r *rng, slots [][]string, speakers int) [][]string {
 // A fact whose question names one of its values is asked again about the
 // other speaker, which is what LoCoMo's adversarial category does.
 func (c *synthConv) plantSingleHop(r *rng) {
-	style, echo := styles(r, 2*len(singleHop)), deal(r, 2*len(singleHop), echoShare)
-	for i := range singleHop {
-		k := &singleHop[i]
+	kinds := c.vocab.single
+	style, echo := styles(r, 2*len(kinds)), deal(r, 2*len(kinds), echoShare)
+	for i := range kinds {
+		k := &kinds[i]
 		for speaker, v := range slotValues(r, k.slots, 2) {
 			lines, ev := k.said(r, v, style[2*i+speaker], echo[2*i+speaker])
 			at := c.place(r, 0, len(c.sessions), speaker, lines)
@@ -324,7 +326,7 @@ func (c *synthConv) plantSingleHop(r *rng) {
 }
 
 func (c *synthConv) plantTemporal(r *rng) {
-	events := draws(r, pastEvents, 2*len(relativeDates))
+	events := draws(r, c.vocab.events, min(2*len(relativeDates), len(c.vocab.events)))
 	bareAnswer := deal(r, len(events), temporalBareShare)
 	for i, e := range events {
 		rd := relativeDates[i%len(relativeDates)]
@@ -352,9 +354,10 @@ func (c *synthConv) plantTemporal(r *rng) {
 }
 
 func (c *synthConv) plantMultiHop(r *rng) {
-	cued := deal(r, 2*len(multiHop), multiHopCue)
-	for i := range multiHop {
-		k := &multiHop[i]
+	kinds := c.vocab.multi
+	cued := deal(r, 2*len(kinds), multiHopCue)
+	for i := range kinds {
+		k := &kinds[i]
 		var values [][]string
 		if k.pair {
 			v := draws(r, k.slots[0], 4)
@@ -375,7 +378,7 @@ func (c *synthConv) plantMultiHop(r *rng) {
 }
 
 func (c *synthConv) plantOpenDomain(r *rng) {
-	for _, inf := range inferences {
+	for _, inf := range c.vocab.inferences {
 		for speaker, ai := range draws(r, indexes(len(inf.answers)), 2) {
 			a := inf.answers[ai]
 			c.twoSessions(r, speaker, []line{{text: pick(r, a.evidence[0])}}, []line{{text: pick(r, a.evidence[1])}}, synthQA{
