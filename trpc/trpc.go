@@ -23,12 +23,12 @@ package byhearttrpc
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agentturn"
 	"trpc.group/trpc-go/trpc-agent-go/agent"
 	"trpc.group/trpc-go/trpc-agent-go/event"
 	"trpc.group/trpc-go/trpc-agent-go/model"
@@ -229,20 +229,14 @@ func turns(e *event.Event, sources func(model.Message) byheart.Source) []byheart
 	return out
 }
 
-// appendTurns appends ts. A response that answers no call waiting in the
-// step is kept as a note from its source, so the model still sees it,
-// framed.
+// appendTurns appends ts through agentturn.Append, which maps what
+// trpc-agent-go accepts and byheart would refuse: calls of one reply that
+// share an id, a tool name or call id that is not one line of printable
+// text, invalid UTF-8. A response that answers no call waiting in the step
+// is kept as a note from its source, so the model still sees it, framed.
 func appendTurns(mem *byheart.Memory, ts []byheart.Turn) error {
 	for _, t := range ts {
-		_, err := mem.AppendTurn(t)
-		if errors.Is(err, byheart.ErrNoCall) {
-			note := byheart.Turn{Role: byheart.Note, Text: t.Text, Time: t.Time, Source: t.Source}
-			if note.Source.Name == "" {
-				note.Source.Name = "tool:" + t.Tool
-			}
-			_, err = mem.AppendTurn(note)
-		}
-		if err != nil {
+		if _, err := agentturn.Append(mem, t, 0); err != nil {
 			return err
 		}
 	}

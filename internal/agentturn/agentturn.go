@@ -2,9 +2,9 @@
 // byheart.Memory, which refuses some of it: a call id shared by two calls
 // of one reply, a tool name or call id that is not one line of printable
 // text, invalid UTF-8, a turn too large for a store. The framework adapters
-// (adk/, eino/) run inside the framework's run and must never abort it for
-// those, so they append through Append, which maps each to what byheart
-// takes, the same way every time.
+// (adk/, eino/, trpc/) run inside the framework's run and must never abort
+// it for those, so they append through Append, which maps each to what
+// byheart takes, the same way every time.
 package agentturn
 
 import (
