@@ -2,11 +2,9 @@ package byhearteino
 
 import (
 	"encoding/base64"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/byheart/byheart"
 	"github.com/byheart/byheart/internal/agentturn"
@@ -228,36 +226,20 @@ func chatPart(p schema.ChatMessagePart) string {
 	return describe(p.Type, &schema.MessagePartCommon{URL: &url, MIMEType: mime}, name)
 }
 
-// maxURL is the most characters of an address a description quotes.
-const maxURL = 200
-
-// describe is the text that stands in byheart's memory for a part it
-// cannot hold: "[image/png attachment, https://example.com/a.png, not
-// kept]", with the file's name, its address (unless it holds the data
-// itself) or the size of its data when the part has them. byheart holds
-// text.
+// describe is agentturn.Describe of a part of kind, c (nil for a part
+// that has none) and the file name name.
 func describe(kind schema.ChatMessagePartType, c *schema.MessagePartCommon, name string) string {
-	what := []string{strings.TrimSuffix(string(kind), "_url") + " attachment"}
-	if c != nil && c.MIMEType != "" {
-		what[0] = c.MIMEType + " attachment"
-	}
-	if name != "" {
-		what = append(what, "“"+name+"”")
-	}
-	switch {
-	case c == nil:
-	case c.URL != nil && *c.URL != "" && !strings.HasPrefix(*c.URL, "data:"):
-		url := *c.URL
-		if utf8.RuneCountInString(url) > maxURL {
-			url = string([]rune(url)[:maxURL]) + "…"
+	a := agentturn.Attachment{Kind: strings.TrimSuffix(string(kind), "_url"), Name: name}
+	if c != nil {
+		a.MIME = c.MIMEType
+		if c.URL != nil {
+			a.URL = *c.URL
 		}
-		what = append(what, url)
-	case c.URL != nil && *c.URL != "":
-		what = append(what, "inline data")
-	case c.Base64Data != nil:
-		what = append(what, fmt.Sprintf("%d bytes", base64.StdEncoding.DecodedLen(len(*c.Base64Data))))
+		if c.Base64Data != nil {
+			a.Size = base64.StdEncoding.DecodedLen(len(*c.Base64Data))
+		}
 	}
-	return "[" + strings.Join(append(what, "not kept"), ", ") + "]"
+	return agentturn.Describe(a)
 }
 
 // appendText appends text as a turn of role said at when and returns its

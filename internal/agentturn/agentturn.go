@@ -4,7 +4,8 @@
 // text, invalid UTF-8, a turn too large for a store. The framework adapters
 // (adk/, eino/, trpc/) run inside the framework's run and must never abort
 // it for those, so they append through Append, which maps each to what
-// byheart takes, the same way every time.
+// byheart takes, the same way every time. Describe is the line that stands
+// for a part byheart cannot hold (an image, a file).
 package agentturn
 
 import (
@@ -204,4 +205,45 @@ func suffixed(id, base string) bool {
 	}
 	_, err := strconv.Atoi(rest)
 	return err == nil
+}
+
+// Attachment is what a description of a part byheart cannot hold says of
+// it (see Describe).
+type Attachment struct {
+	Kind string // its kind ("image", "file"), said when MIME is empty
+	MIME string
+	Name string // a file's name
+	URL  string // its address; a data: URL holds the data itself
+	Size int    // the bytes of data it holds inline, said when it has no URL
+}
+
+// MaxURL is the most characters of an address a description quotes.
+const MaxURL = 200
+
+// Describe is the text that stands in byheart's memory for a part it
+// cannot hold: "[image/png attachment, https://example.com/a.png, not
+// kept]", with the file's name, its address (unless it holds the data
+// itself, "inline data") or the size of its data when a has them. byheart
+// holds text, and every adapter describes a part the same way.
+func Describe(a Attachment) string {
+	what := []string{strings.TrimSpace(a.Kind + " attachment")}
+	if a.MIME != "" {
+		what[0] = a.MIME + " attachment"
+	}
+	if a.Name != "" {
+		what = append(what, "“"+a.Name+"”")
+	}
+	switch {
+	case a.URL != "" && !strings.HasPrefix(a.URL, "data:"):
+		url := a.URL
+		if utf8.RuneCountInString(url) > MaxURL {
+			url = string([]rune(url)[:MaxURL]) + "…"
+		}
+		what = append(what, url)
+	case a.URL != "":
+		what = append(what, "inline data")
+	case a.Size > 0:
+		what = append(what, strconv.Itoa(a.Size)+" bytes")
+	}
+	return "[" + strings.Join(append(what, "not kept"), ", ") + "]"
 }

@@ -99,3 +99,20 @@ func TestAppendCutsATurnToItsLimitOnACharacter(t *testing.T) {
 	assert.True(t, strings.HasSuffix(got.Text, "é"+ClipMark))
 	assert.True(t, utf8.ValidString(got.Text))
 }
+
+func TestDescribeSaysWhatWasSent(t *testing.T) {
+	long := "https://example.com/" + strings.Repeat("x", 300)
+	for _, tc := range []struct {
+		in   Attachment
+		want string
+	}{
+		{Attachment{Kind: "image", MIME: "image/png", URL: "https://example.com/a.png"}, "[image/png attachment, https://example.com/a.png, not kept]"},
+		{Attachment{Kind: "image", URL: "data:image/png;base64,AAAA"}, "[image attachment, inline data, not kept]"},
+		{Attachment{Kind: "audio", MIME: "audio/wav", Size: 6}, "[audio/wav attachment, 6 bytes, not kept]"},
+		{Attachment{Kind: "file", Name: "q3.pdf"}, "[file attachment, “q3.pdf”, not kept]"},
+		{Attachment{Kind: "video", URL: long}, "[video attachment, " + long[:MaxURL] + "…, not kept]"},
+		{Attachment{}, "[attachment, not kept]"},
+	} {
+		assert.Equal(t, tc.want, Describe(tc.in), "%+v", tc.in)
+	}
+}
