@@ -23,7 +23,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -259,7 +258,7 @@ func (m *Memories) beforeModel(ctx agent.Context, req *model.LLMRequest) (*model
 		if res, err = mem.Continue(ctx); err != nil {
 			return err
 		}
-		sent, bp = contents(res, e.signatures, current(ctx.UserContent(), res))
+		sent, bp = contents(res, e.signatures, current(ctx.UserContent(), res, said(mem)))
 		return nil
 	})
 	if err != nil || sent == nil {
@@ -278,8 +277,10 @@ func (m *Memories) beforeModel(ctx agent.Context, req *model.LLMRequest) (*model
 // message's turns are the newest user turns; while they are sent as parts
 // of their own (always, unless a long tool step made byheart rebuild and
 // quote them in the memory block), they end the last run of user turns in
-// res. Those quoted in the block stay described.
-func current(msg *genai.Content, res byheart.Result) map[int]*genai.Part {
+// res. Those quoted in the block stay described. when is the time the
+// message's turns were appended at, by which byheart resolves the dates
+// in them.
+func current(msg *genai.Content, res byheart.Result, when time.Time) map[int]*genai.Part {
 	ps, err := turns(msg, genai.RoleUser, time.Time{}, nil)
 	if err != nil || !slices.ContainsFunc(ps, func(p piece) bool { return p.part != nil }) {
 		return nil
@@ -297,7 +298,7 @@ func current(msg *genai.Content, res byheart.Result) map[int]*genai.Part {
 	parts := res.Messages[max(lastMsg, 0)].Parts
 	for n := 0; last >= 0 && n < len(ps) && n <= lastPart; n++ {
 		p, part := ps[len(ps)-1-n], parts[lastPart-n]
-		if part.Kind != byheart.PartTurn || part.Text != strings.ToValidUTF8(p.turn.Text, "\uFFFD") {
+		if !agentturn.Sent(part, p.turn.Text, when) {
 			break
 		}
 		if p.part != nil {
@@ -305,4 +306,15 @@ func current(msg *genai.Content, res byheart.Result) map[int]*genai.Part {
 		}
 	}
 	return given
+}
+
+// said is the time of mem's newest user turn: the time the invocation's
+// message was appended at.
+func said(mem *byheart.Memory) time.Time {
+	for i := mem.Len() - 1; i >= 0; i-- {
+		if t, err := mem.Turn(i); err == nil && t.Role == byheart.User {
+			return t.Time
+		}
+	}
+	return time.Time{}
 }

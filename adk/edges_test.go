@@ -170,6 +170,17 @@ func TestAnImageTheUserSendsStaysInTheRequest(t *testing.T) {
 	}))
 }
 
+func TestAnImageStaysBesideTextThatNamesADate(t *testing.T) {
+	llm := &scripted{}
+	msg := &genai.Content{Role: genai.RoleUser, Parts: []*genai.Part{png, genai.NewPartFromText("Can we paint it this weekend?")}}
+	require.NoError(t, serve(t, byheartadk.Config{}, llm, nil, "u1", "s1", msg))
+	req := llm.requests[len(llm.requests)-1]
+	last := req.Contents[len(req.Contents)-1]
+	require.Len(t, last.Parts, 2)
+	assert.Equal(t, png, last.Parts[0], "the image, as ADK gave it, though byheart resolves the date in the text after it")
+	assert.Contains(t, last.Parts[1].Text, "this weekend")
+}
+
 func TestCallsSharingAnIdAreEachAnswered(t *testing.T) {
 	twins := func(int) []*genai.Part {
 		return []*genai.Part{

@@ -15,35 +15,43 @@ import (
 )
 
 // FuzzEventMapping plays a byte string as a session's events (user text
-// and images, model replies whose calls draw ids and tool names that
-// repeat, are empty, ADK's own, or byheart refuses, and responses to them
-// in or out of order, some naming no call) through the mapping the plugin
-// appends them with, and composes a request after each: nothing is ever
-// refused, and every request pairs each call with its own response under
-// an id no other call of the request has.
+// that names a date and images, either first, model replies whose calls
+// draw ids and tool names that repeat, are empty, ADK's own, or byheart
+// refuses, and responses to them in or out of order, some naming no call)
+// through the mapping the plugin appends them with, each a minute after
+// the last, and composes a request at its time after each: nothing is
+// ever refused, every request pairs each call with its own response under
+// an id no other call of the request has, and carries the user's current
+// images.
 func FuzzEventMapping(f *testing.F) {
 	for _, seed := range agenthistory.FuzzSeeds {
 		f.Add(seed)
 	}
 	ids, tools := append([]string{"adk-1"}, agenthistory.FuzzIDs...), agenthistory.FuzzTools
+	start := time.Date(2025, 3, 4, 9, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mem := byheart.New(byheart.Options{Budget: 600})
 		var user *genai.Content
+		var said time.Time              // when the user's newest message came
 		var calls []*genai.FunctionCall // the newest reply's calls
 		for step := 0; len(data) >= 2 && step < 64; step++ {
 			op, arg := data[0], data[1]
 			data = data[2:]
+			now := start.Add(time.Duration(step) * time.Minute)
 			c, author := &genai.Content{Role: genai.RoleModel}, "helper"
 			switch op % 5 {
 			case 0, 1: // the user: text, an image, or both
 				c, author = &genai.Content{Role: genai.RoleUser}, genai.RoleUser
 				if op%5 == 0 || arg&1 != 0 {
-					c.Parts = append(c.Parts, genai.NewPartFromText(fmt.Sprintf("message %d about the fence \xfe", step)))
+					c.Parts = append(c.Parts, genai.NewPartFromText(fmt.Sprintf("message %d: the fence is due tomorrow \xfe", step)))
 				}
 				if op%5 == 1 {
 					c.Parts = append(c.Parts, &genai.Part{InlineData: &genai.Blob{MIMEType: "image/png", Data: []byte{arg}}})
 				}
-				user, calls = c, nil
+				if arg&2 != 0 {
+					slices.Reverse(c.Parts) // the image before the text
+				}
+				user, calls, said = c, nil, now
 			case 2: // a reply with up to four calls
 				c.Parts = append(c.Parts, genai.NewPartFromText("looking"))
 				calls = nil
@@ -69,7 +77,7 @@ func FuzzEventMapping(f *testing.F) {
 			default:
 				c.Parts = append(c.Parts, genai.NewPartFromText(strings.Repeat("a reply ", int(arg))))
 			}
-			ps, err := turns(c, author, time.Time{}, nil)
+			ps, err := turns(c, author, now, nil)
 			if err != nil {
 				t.Fatalf("step %d: %v", step, err)
 			}
@@ -85,11 +93,11 @@ func FuzzEventMapping(f *testing.F) {
 			if mem.Len() == 0 {
 				continue
 			}
-			res, err := mem.Continue(context.Background())
+			res, err := mem.ContinueAt(context.Background(), now)
 			if err != nil {
 				t.Fatal(err)
 			}
-			sent, bp := contents(res, nil, current(user, res))
+			sent, bp := contents(res, nil, current(user, res, said))
 			checkRequest(t, sent, bp, user, op%5 <= 1)
 		}
 	})

@@ -137,6 +137,17 @@ func TestAnImageTheUserSendsStaysInTheRequest(t *testing.T) {
 	assert.Equal(t, byheart.User, turn.Role)
 }
 
+func TestAnImageStaysBesideTextThatNamesADate(t *testing.T) {
+	llm := &scripted{}
+	r := agentWith(t, llm, byhearteino.Config{})
+	mem := byheart.New(byheart.Options{})
+	msg := &schema.Message{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{
+		{Type: schema.ChatMessagePartTypeText, Text: "Can we paint it this weekend?"}, image()}}
+	send(t, r, mem, msg)
+	req := llm.requests[len(llm.requests)-1]
+	assert.Same(t, msg, req[len(req)-1], "sent as Eino gave it, though byheart resolves the date in its text")
+}
+
 func TestCallsSharingAnIdAreEachAnswered(t *testing.T) {
 	llm := &scripted{calls: []schema.ToolCall{
 		{ID: "call_1", Type: "function", Function: schema.FunctionCall{Name: "get_weather", Arguments: `{"city":"Paris"}`}},

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agentturn"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 )
@@ -186,16 +187,16 @@ func (b *binding) current(res byheart.Result) map[int]*schema.Message {
 	if err != nil {
 		return nil
 	}
-	k, last, text := 0, -1, ""
+	k, last, part := 0, -1, byheart.Part{}
 	for _, m := range res.Messages {
 		for _, p := range m.Parts {
 			if m.Role == byheart.User && p.Kind == byheart.PartTurn {
-				last, text = k, p.Text
+				last, part = k, p
 			}
 			k++
 		}
 	}
-	if last < 0 || text != turn.Text {
+	if last < 0 || !agentturn.Sent(part, turn.Text, turn.Time) {
 		return nil
 	}
 	return map[int]*schema.Message{last: msg}

@@ -14,14 +14,14 @@ import (
 )
 
 // FuzzMessageMapping plays a byte string as an agent's messages (user text
-// and images, assistant replies whose tool calls draw ids and tool names
-// that repeat, are empty or byheart refuses, and tool messages answering
-// them in or out of order, some naming no call) through the mapping the
-// middleware appends them with, each step a minute after the last, and
-// composes a request at the step's time after each: nothing is ever
-// refused, and every request answers each call with its own tool message
-// under an id no other call of the request has, and carries the user's
-// current image.
+// that names a date and images, assistant replies whose tool calls draw
+// ids and tool names that repeat, are empty or byheart refuses, and tool
+// messages answering them in or out of order, some naming no call)
+// through the mapping the middleware appends them with, each step a minute
+// after the last, and composes a request at the step's time after each:
+// nothing is ever refused, and every request answers each call with its
+// own tool message under an id no other call of the request has, and
+// carries the user's current image.
 func FuzzMessageMapping(f *testing.F) {
 	for _, seed := range agenthistory.FuzzSeeds {
 		f.Add(seed)
@@ -41,7 +41,7 @@ func FuzzMessageMapping(f *testing.F) {
 			case 0, 1: // the user: text, an image, or both
 				m := &schema.Message{Role: schema.User}
 				if op%5 == 0 || arg&1 != 0 {
-					m.UserInputMultiContent = append(m.UserInputMultiContent, schema.MessageInputPart{Type: schema.ChatMessagePartTypeText, Text: fmt.Sprintf("message %d about the fence \xfe", step)})
+					m.UserInputMultiContent = append(m.UserInputMultiContent, schema.MessageInputPart{Type: schema.ChatMessagePartTypeText, Text: fmt.Sprintf("message %d: the fence is due tomorrow \xfe", step)})
 				}
 				if op%5 == 1 {
 					m.UserInputMultiContent = append(m.UserInputMultiContent, schema.MessageInputPart{Type: schema.ChatMessagePartTypeImageURL,

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -246,4 +247,19 @@ func Describe(a Attachment) string {
 		what = append(what, strconv.Itoa(a.Size)+" bytes")
 	}
 	return "[" + strings.Join(append(what, "not kept"), ", ") + "]"
+}
+
+// Sent reports whether p is a turn of text said at when, as byheart sends
+// one as a part of its own: its text as said (invalid UTF-8 as Append
+// makes it), or with its relative dates resolved beside them (see
+// byheart.Annotate). An adapter that puts the message a framework gave in
+// place of such a part checks with Sent that the part is that message's.
+// A turn holding a line that could pass for one of byheart's markers is
+// sent with that line neutralised, and is not recognised.
+func Sent(p byheart.Part, text string, when time.Time) bool {
+	if p.Kind != byheart.PartTurn {
+		return false
+	}
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	return p.Text == text || (!when.IsZero() && p.Text == byheart.Annotate(text, when))
 }

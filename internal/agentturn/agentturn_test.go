@@ -1,8 +1,10 @@
 package agentturn
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -115,4 +117,26 @@ func TestDescribeSaysWhatWasSent(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, Describe(tc.in), "%+v", tc.in)
 	}
+}
+
+func TestSentRecognisesATurnAsByheartSendsIt(t *testing.T) {
+	when := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	mem := byheart.New(byheart.Options{})
+	for _, text := range []string{"Can we paint it this weekend?", "A plain question.", "bad \xff byte"} {
+		_, err := Append(mem, byheart.Turn{Role: byheart.User, Text: text, Time: when}, 0)
+		require.NoError(t, err)
+	}
+	res, err := mem.ContinueAt(context.Background(), when)
+	require.NoError(t, err)
+	var parts []byheart.Part
+	for _, m := range res.Messages {
+		parts = append(parts, m.Parts...)
+	}
+	require.Len(t, parts, 3)
+	assert.NotEqual(t, "Can we paint it this weekend?", parts[0].Text, "byheart resolves the date beside it")
+	assert.True(t, Sent(parts[0], "Can we paint it this weekend?", when), "with its date resolved")
+	assert.True(t, Sent(parts[1], "A plain question.", when), "as said")
+	assert.True(t, Sent(parts[2], "bad \xff byte", when), "with invalid UTF-8 as Append makes it")
+	assert.False(t, Sent(parts[1], "Can we paint it this weekend?", when), "another turn's part")
+	assert.False(t, Sent(byheart.Part{Text: "A plain question.", Kind: byheart.PartMemory}, "A plain question.", when), "a part that is no turn of its own")
 }
