@@ -258,7 +258,8 @@ func (m *Memories) beforeModel(ctx agent.Context, req *model.LLMRequest) (*model
 		if res, err = mem.Continue(ctx); err != nil {
 			return err
 		}
-		sent, bp = contents(res, e.signatures, current(ctx.UserContent(), res, said(mem)))
+		_, said := agentturn.NewestUser(mem)
+		sent, bp = contents(res, e.signatures, current(ctx.UserContent(), res, said.Time))
 		return nil
 	})
 	if err != nil || sent == nil {
@@ -285,15 +286,7 @@ func current(msg *genai.Content, res byheart.Result, when time.Time) map[int]*ge
 	if err != nil || !slices.ContainsFunc(ps, func(p piece) bool { return p.part != nil }) {
 		return nil
 	}
-	k, last, lastMsg, lastPart := 0, -1, -1, -1
-	for i, m := range res.Messages {
-		for j, p := range m.Parts {
-			if m.Role == byheart.User && p.Kind == byheart.PartTurn {
-				last, lastMsg, lastPart = k, i, j
-			}
-			k++
-		}
-	}
+	last, lastMsg, lastPart := agentturn.LastUserPart(res)
 	given := map[int]*genai.Part{}
 	parts := res.Messages[max(lastMsg, 0)].Parts
 	for n := 0; last >= 0 && n < len(ps) && n <= lastPart; n++ {
@@ -306,15 +299,4 @@ func current(msg *genai.Content, res byheart.Result, when time.Time) map[int]*ge
 		}
 	}
 	return given
-}
-
-// said is the time of mem's newest user turn: the time the invocation's
-// message was appended at.
-func said(mem *byheart.Memory) time.Time {
-	for i := mem.Len() - 1; i >= 0; i-- {
-		if t, err := mem.Turn(i); err == nil && t.Role == byheart.User {
-			return t.Time
-		}
-	}
-	return time.Time{}
 }

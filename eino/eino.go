@@ -173,30 +173,13 @@ func (m *middleware) AfterModelRewriteState(ctx context.Context, state *adk.Chat
 // quote it in the memory block) it is the last user turn part of res.
 // Earlier ones stay described.
 func (b *binding) current(res byheart.Result) map[int]*schema.Message {
-	u := b.mem.Len() - 1
-	for ; u >= 0; u-- {
-		if t, err := b.mem.Turn(u); err == nil && t.Role == byheart.User {
-			break
-		}
-	}
+	u, turn := agentturn.NewestUser(b.mem)
 	msg := b.given[u]
 	if msg == nil {
 		return nil
 	}
-	turn, err := b.mem.Turn(u)
-	if err != nil {
-		return nil
-	}
-	k, last, part := 0, -1, byheart.Part{}
-	for _, m := range res.Messages {
-		for _, p := range m.Parts {
-			if m.Role == byheart.User && p.Kind == byheart.PartTurn {
-				last, part = k, p
-			}
-			k++
-		}
-	}
-	if last < 0 || !agentturn.Sent(part, turn.Text, turn.Time) {
+	last, i, j := agentturn.LastUserPart(res)
+	if last < 0 || !agentturn.Sent(res.Messages[i].Parts[j], turn.Text, turn.Time) {
 		return nil
 	}
 	return map[int]*schema.Message{last: msg}

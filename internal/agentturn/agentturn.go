@@ -263,3 +263,35 @@ func Sent(p byheart.Part, text string, when time.Time) bool {
 	text = strings.ToValidUTF8(text, "\uFFFD")
 	return p.Text == text || (!when.IsZero() && p.Text == byheart.Annotate(text, when))
 }
+
+// NewestUser is the index of mem's newest user turn and the turn, or -1
+// when mem holds none: the turn of the message that started an agent's
+// run, whose parts an adapter sends as the framework gave them.
+func NewestUser(mem *byheart.Memory) (int, byheart.Turn) {
+	for i := mem.Len() - 1; i >= 0; i-- {
+		if t, err := mem.Turn(i); err == nil && t.Role == byheart.User {
+			return i, t
+		}
+	}
+	return -1, byheart.Turn{}
+}
+
+// LastUserPart is the place of res's last part that is a user turn of its
+// own: k its index among all of res's parts, msg its message and part its
+// index there; k is -1 when there is none. While the newest user turn is
+// sent as a part of its own (always, unless a long tool step made byheart
+// rebuild and quote it in the memory block) it is this one: check with
+// Sent.
+func LastUserPart(res byheart.Result) (k, msg, part int) {
+	k, msg, part = -1, -1, -1
+	n := 0
+	for i, m := range res.Messages {
+		for j, p := range m.Parts {
+			if m.Role == byheart.User && p.Kind == byheart.PartTurn {
+				k, msg, part = n, i, j
+			}
+			n++
+		}
+	}
+	return k, msg, part
+}

@@ -140,3 +140,28 @@ func TestSentRecognisesATurnAsByheartSendsIt(t *testing.T) {
 	assert.False(t, Sent(parts[1], "Can we paint it this weekend?", when), "another turn's part")
 	assert.False(t, Sent(byheart.Part{Text: "A plain question.", Kind: byheart.PartMemory}, "A plain question.", when), "a part that is no turn of its own")
 }
+
+func TestNewestUserAndLastUserPartFindTheUsersNewestTurn(t *testing.T) {
+	mem := byheart.New(byheart.Options{})
+	i, _ := NewestUser(mem)
+	assert.Equal(t, -1, i, "none in an empty memory")
+	for _, turn := range []byheart.Turn{{Role: byheart.User, Text: "first"}, {Role: byheart.Assistant, Text: "ok"},
+		{Role: byheart.User, Text: "second"}, {Role: byheart.Assistant, Text: "fine"}} {
+		_, err := mem.AppendTurn(turn)
+		require.NoError(t, err)
+	}
+	i, turn := NewestUser(mem)
+	assert.Equal(t, 2, i)
+	assert.Equal(t, "second", turn.Text)
+
+	res := byheart.Result{Messages: []byheart.Message{
+		{Role: byheart.User, Parts: []byheart.Part{{Text: "memory", Kind: byheart.PartMemory}, {Text: "first", Kind: byheart.PartTurn}}},
+		{Role: byheart.Assistant, Parts: []byheart.Part{{Text: "ok", Kind: byheart.PartTurn}}},
+		{Role: byheart.User, Parts: []byheart.Part{{Text: "second", Kind: byheart.PartTurn}, {Text: "an outside item", Kind: byheart.PartOutside}}},
+	}}
+	k, msg, part := LastUserPart(res)
+	assert.Equal(t, []int{3, 2, 0}, []int{k, msg, part}, "the user's turn, not the outside item after it")
+	res.Messages[0].Parts = res.Messages[0].Parts[:1]
+	k, _, _ = LastUserPart(byheart.Result{Messages: res.Messages[:2]})
+	assert.Equal(t, -1, k, "none when the user's turns are quoted in the memory block only")
+}
