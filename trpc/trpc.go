@@ -254,12 +254,13 @@ const Opening = "(The conversation so far begins with the assistant.)"
 // of its reply (see byheart.Result.Pairs) with their arguments verbatim;
 // each result that answers one a tool message with its call's id and
 // tool, whose content is the result framed with its source, marked
-// UNVERIFIED when that is not authenticated. A call or result without its
-// partner is sent as its framed text. Call ids are byheart.Result.CallIDs',
-// so no two calls of a request share one. A composition that starts with
-// the assistant is opened by Opening. stable is the index of the message
-// holding the part at Result.Breakpoint, where a cache breakpoint goes, or
-// -1.
+// UNVERIFIED when that is not authenticated. Text of the reply after its
+// calls joins that message's content, so its tool messages follow it. A
+// call or result without its partner is sent as its framed text. Call ids
+// are byheart.Result.CallIDs', so no two calls of a request share one. A
+// composition that starts with the assistant is opened by Opening. stable
+// is the index of the message holding the part at Result.Breakpoint, where
+// a cache breakpoint goes, or -1.
 func Messages(res byheart.Result) (msgs []model.Message, stable int) {
 	ids := res.CallIDs(nil)
 	bm, bp, hasBreakpoint := res.Breakpoint()
@@ -279,6 +280,10 @@ func Messages(res byheart.Result) (msgs []model.Message, stable int) {
 			case m.Role == byheart.ToolResult && ids[k] != "" && p.Call != nil:
 				reply = -1
 				msgs = append(msgs, model.NewToolMessage(ids[k], p.Call.Name, p.Text))
+			case (m.Role == byheart.Assistant || m.Role == byheart.ToolCall) && reply >= 0 && len(msgs[reply].ToolCalls) > 0:
+				// Text after a reply's calls joins the message that carries
+				// them, which its tool messages must follow.
+				msgs[reply].Content = strings.TrimPrefix(msgs[reply].Content+"\n\n"+p.Text, "\n\n")
 			case m.Role == byheart.Assistant || m.Role == byheart.ToolCall:
 				msgs = append(msgs, model.NewAssistantMessage(p.Text))
 				reply = len(msgs) - 1

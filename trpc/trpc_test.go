@@ -276,3 +276,24 @@ func TestMessagesOpensWithTheUserAndCountsTheBreakpoint(t *testing.T) {
 	_, stable = byhearttrpc.Messages(byheart.Result{StableUpto: -1, Messages: res.Messages})
 	assert.Equal(t, -1, stable)
 }
+
+func TestTextAfterAReplysCallsJoinsTheMessageThatCarriesThem(t *testing.T) {
+	mem := byheart.New(byheart.Options{})
+	for _, turn := range []byheart.Turn{
+		{Role: byheart.User, Text: "What is the weather in Paris?"},
+		{Role: byheart.Assistant, Text: "Looking it up."},
+		{Role: byheart.ToolCall, Tool: "weather", CallID: "c1", Text: `{"city":"Paris"}`},
+		{Role: byheart.Assistant, Text: "One moment."},
+		{Role: byheart.ToolResult, CallID: "c1", Text: "Sunny in Paris."},
+	} {
+		_, err := mem.AppendTurn(turn)
+		require.NoError(t, err)
+	}
+	res, err := mem.Continue(context.Background())
+	require.NoError(t, err)
+	msgs, _ := byhearttrpc.Messages(res)
+	require.Len(t, msgs, 3)
+	checkCallsAnswered(t, msgs)
+	assert.Equal(t, "Looking it up.\n\nOne moment.", msgs[1].Content, "the text after the call joins its message")
+	assert.Equal(t, model.RoleTool, msgs[2].Role)
+}
