@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/byheart/byheart"
 	byhearttrpc "github.com/byheart/byheart/trpc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,10 +52,68 @@ func runnerWith(t *testing.T, llm model.Model, p *byhearttrpc.Plugin) runner.Run
 	return r
 }
 
-func TestCallsSharingAnIdAreEachAnswered(t *testing.T) {
-	call := func(id, name, args string) model.ToolCall {
-		return model.ToolCall{Type: "function", ID: id, Function: model.FunctionDefinitionParam{Name: name, Arguments: []byte(args)}}
+func call(id, name, args string) model.ToolCall {
+	return model.ToolCall{Type: "function", ID: id, Function: model.FunctionDefinitionParam{Name: name, Arguments: []byte(args)}}
+}
+
+func image() model.ContentPart {
+	return model.ContentPart{Type: model.ContentTypeImage, Image: &model.Image{URL: "https://example.com/fence.png", Format: "image/png"}}
+}
+
+// images counts the image parts of a request.
+func images(req []model.Message) int {
+	n := 0
+	for _, m := range req {
+		for _, p := range m.ContentParts {
+			if p.Image != nil {
+				n++
+			}
+		}
 	}
+	return n
+}
+
+func TestAnImageTheUserSendsStaysInTheRequest(t *testing.T) {
+	llm := &recorder{calls: []model.ToolCall{call("w1", "weather", `{"city":"Paris"}`)}}
+	p := byhearttrpc.New(byhearttrpc.Config{})
+	r := runnerWith(t, llm, p)
+
+	send(t, r, "u1", "s1", model.NewUserMessage("We are repainting the fence this weekend."))
+	alone := model.Message{Role: model.RoleUser, ContentParts: []model.ContentPart{image()}}
+	send(t, r, "u1", "s1", alone)
+	requests := llm.all()
+	req := requests[len(requests)-1]
+	assert.Equal(t, clone([]model.Message{alone}), req[len(req)-1:], "the request ends with the user's message, as trpc-agent-go gave it")
+
+	text := "Which colour for this weekend, given this photo? Use the tools." // byheart resolves the date
+	both := model.Message{Role: model.RoleUser, ContentParts: []model.ContentPart{{Type: model.ContentTypeText, Text: &text}, image()}}
+	before := len(requests)
+	send(t, r, "u1", "s1", both)
+	requests = llm.all()
+	require.Len(t, requests, before+2, "a call for the tools, one for their response")
+	for _, req := range requests[before:] {
+		assert.Equal(t, 1, images(req), "the current image only: the earlier one is described")
+		assert.Contains(t, req, clone([]model.Message{both})[0], "the user's message is there as trpc-agent-go gave it")
+	}
+
+	send(t, r, "u1", "s1", model.NewUserMessage("Thanks."))
+	requests = llm.all()
+	req = requests[len(requests)-1]
+	assert.Zero(t, images(req), "earlier images are described, not sent again")
+	description := "[image/png attachment, https://example.com/fence.png, not kept]"
+	assert.Contains(t, flat(req), description)
+	require.NoError(t, p.Do("app", "u1", "s1", func(mem *byheart.Memory) error {
+		turn, err := mem.Turn(2)
+		require.NoError(t, err)
+		assert.Equal(t, byheart.Turn{Role: byheart.User, Text: description, Time: turn.Time}, turn)
+		turn, err = mem.Turn(4)
+		require.NoError(t, err)
+		assert.Equal(t, text+"\n\n"+description, turn.Text, "text and image, one paragraph each")
+		return nil
+	}))
+}
+
+func TestCallsSharingAnIdAreEachAnswered(t *testing.T) {
 	llm := &recorder{calls: []model.ToolCall{
 		call("call_1", "weather", `{"city":"Paris"}`),
 		call("call_1", "weather", `{"city":"Rome"}`),
