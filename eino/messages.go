@@ -130,11 +130,7 @@ func appendMessages(mem *byheart.Memory, msgs []*schema.Message, sources func(*s
 			if sources != nil {
 				src = sources(msg)
 			}
-			text := text(msg)
-			if text == "" {
-				text = "(no output)"
-			}
-			if _, err := agentturn.Append(mem, byheart.Turn{Role: byheart.ToolResult, Tool: msg.ToolName, CallID: msg.ToolCallID, Text: text, Source: src, Time: when}, 0); err != nil {
+			if _, err := agentturn.Append(mem, byheart.Turn{Role: byheart.ToolResult, Tool: msg.ToolName, CallID: msg.ToolCallID, Text: text(msg), Source: src, Time: when}, 0); err != nil {
 				return err
 			}
 		}

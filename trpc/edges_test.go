@@ -15,6 +15,7 @@ import (
 	"trpc.group/trpc-go/trpc-agent-go/session/inmemory"
 	"trpc.group/trpc-go/trpc-agent-go/tool"
 	"trpc.group/trpc-go/trpc-agent-go/tool/function"
+	"trpc.group/trpc-go/trpc-agent-go/tool/resultformat"
 )
 
 // flat is the text of msgs: their content and text parts.
@@ -141,4 +142,23 @@ func TestCallsSharingAnIdAreEachAnswered(t *testing.T) {
 	assert.Contains(t, req[n-3].Content, "Sunny in Paris", "each call with its own response")
 	assert.Contains(t, req[n-2].Content, "Sunny in Rome")
 	assert.Contains(t, req[n-1].Content, "about Paris")
+}
+
+func TestAToolThatAnswersNothingDoesNotAbortTheRun(t *testing.T) {
+	silent := function.NewFunctionTool(func(context.Context, pageIn) (string, error) { return "", nil },
+		function.WithName("fetch_page"), function.WithDescription("a web page's text"),
+		function.WithResultFormatter(resultformat.FormatterFunc[string](func(_ context.Context, s string) (string, error) { return s, nil })))
+	llm := &recorder{calls: []model.ToolCall{call("p1", "fetch_page", `{"url":"https://example.com"}`)}}
+	p := byhearttrpc.New(byhearttrpc.Config{})
+	ag := llmagent.New("helper", llmagent.WithModel(llm), llmagent.WithTools([]tool.Tool{silent}))
+	r := runner.NewRunner("app", ag, runner.WithSessionService(inmemory.NewSessionService()), runner.WithPlugins(p))
+	t.Cleanup(func() { _ = r.Close() })
+
+	send(t, r, "u1", "s1", model.NewUserMessage("Read the page. Use the tools."))
+	requests := llm.all()
+	require.Len(t, requests, 2, "a call for the tool, one for its empty response")
+	req := requests[1]
+	require.Equal(t, model.RoleTool, req[len(req)-1].Role)
+	assert.Equal(t, "p1", req[len(req)-1].ToolID)
+	assert.Contains(t, req[len(req)-1].Content, "(no output)", "an empty response still answers its call")
 }

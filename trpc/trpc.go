@@ -229,8 +229,9 @@ func turns(e *event.Event, sources func(model.Message) byheart.Source) []byheart
 // appendTurns appends ts through agentturn.Append, which maps what
 // trpc-agent-go accepts and byheart would refuse: calls of one reply that
 // share an id, a tool name or call id that is not one line of printable
-// text, invalid UTF-8. A response that answers no call waiting in the step
-// is kept as a note from its source, so the model still sees it, framed.
+// text, invalid UTF-8, a response with no text (agentturn.NoOutput). A
+// response that answers no call waiting in the step is kept as a note from
+// its source, so the model still sees it, framed.
 func appendTurns(mem *byheart.Memory, ts []byheart.Turn) error {
 	for _, t := range ts {
 		if _, err := agentturn.Append(mem, t, 0); err != nil {

@@ -28,6 +28,11 @@ const (
 	Unnamed = "(unnamed)"
 )
 
+// NoOutput is the text of a tool's response that has none: the
+// frameworks send an empty one (a tool that returned nothing, a call the
+// run stopped), and it still answers its call.
+const NoOutput = "(no output)"
+
 // ClipMark ends a turn cut to fit a limit, as byheart's own clipping ends a
 // turn cut to fit a budget.
 const ClipMark = " […]"
@@ -77,7 +82,8 @@ func clip(s string, n int) string {
 
 // Append appends t to mem, mapped to what byheart takes, and returns it as
 // appended. Invalid UTF-8 becomes U+FFFD; a tool name or call id goes
-// through Name, and a call without a tool is Unnamed's. A call whose id
+// through Name, a call without a tool is Unnamed's, and a response without
+// text is NoOutput. A call whose id
 // another call of the step still waiting has is given the id followed by
 // "~2" (or "~3", ...), one no waiting call has; a response goes to the
 // first waiting call with its id, or with its id and such a suffix, of its
@@ -93,6 +99,9 @@ func Append(mem *byheart.Memory, t byheart.Turn, limit int) (byheart.Turn, error
 	t.Tool, t.CallID = Name(t.Tool), Name(t.CallID)
 	if t.Role == byheart.ToolCall && t.Tool == "" {
 		t.Tool = Unnamed
+	}
+	if t.Role == byheart.ToolResult && t.Text == "" {
+		t.Text = NoOutput
 	}
 	if limit > 0 {
 		t = fit(t, limit)
