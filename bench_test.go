@@ -296,6 +296,28 @@ func BenchmarkScore(b *testing.B) {
 	}
 }
 
+// BenchmarkAsksAboutAnswers reads the labelled questions of
+// testdata/asked.json, one a call, and a long query (a question after a
+// pasted file). It must not allocate.
+func BenchmarkAsksAboutAnswers(b *testing.B) {
+	qs := loadAskedQuestions(b)
+	long := strings.Repeat("func (s *Server) handle(w http.ResponseWriter, r *http.Request) { // the retry loop\n", 100) +
+		"Why does this panic? Is it the fix you suggested?"
+	b.Run("question", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := range b.N {
+			asksAboutAnswers(qs[i%len(qs)].Text)
+		}
+	})
+	b.Run("long", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(long)))
+		for range b.N {
+			asksAboutAnswers(long)
+		}
+	})
+}
+
 // BenchmarkSearch is the pruned search a keep check runs on a
 // 100,000-turn memory: the 3 best stretches for a live turn, by full
 // score (own plus the neighbour share). Its scratch is reused, so it must

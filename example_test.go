@@ -324,7 +324,7 @@ func ExampleOptions_logger() {
 	mem.Compose(context.Background(), "Which turn came first?")
 	fmt.Print(log.String())
 	// Output:
-	// level=DEBUG msg="byheart composed" call=compose parts=4 spent=482 memory=398 recalled=0 turns=84 outside=0 query=22 reselected=true rebuild=first
+	// level=DEBUG msg="byheart composed" call=compose parts=4 spent=479 memory=395 recalled=0 turns=84 outside=0 query=22 reselected=true rebuild=first
 }
 
 // A tool result that is true for ten minutes: past its expiry the call

@@ -1015,3 +1015,26 @@ func TestAFailingMeasureIsAnErrorNeverAPanic(t *testing.T) {
 	}
 	require.True(t, errors.Is(fmt.Errorf("x: %w", ErrMeasure), ErrMeasure))
 }
+
+// FuzzAsksAboutAnswers: any text, valid UTF-8 or not, is read without a
+// panic and the same way twice, and a question inside quotation marks is
+// never taken for one about the assistant's answers.
+func FuzzAsksAboutAnswers(f *testing.F) {
+	for _, q := range []string{
+		"What command did you suggest for the data race?",
+		"Didn't you say I should use a mutex?", "your suggestion for the pool size?",
+		"Was hast du mir empfohlen?", "Quel paquet m'as-tu recommandé ?", "Что бы ты предложил?",
+		"あなたが提案したコマンドは何でしたか？", "추천해 준대", "我跟你说过", "你說過的",
+		"'", "‘you said’", "«tu m'as dit»", "did did you you say say", "\xff\xfe you \xc0 said",
+		strings.Repeat("you ", 40) + "said", strings.Repeat("你", 30) + "推荐的",
+	} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		got := asksAboutAnswers(q)
+		assert.Equal(t, got, asksAboutAnswers(q), "the same query read twice")
+		if !strings.ContainsAny(q, "\"＂\n") {
+			assert.False(t, asksAboutAnswers(`"`+q+`"`), "quoted: %q", q)
+		}
+	})
+}

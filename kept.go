@@ -117,20 +117,52 @@ func (m *state) reselect(rk *ranking, reserve int) (Rebuild, quote) {
 	}
 	picked := rk.picks(cut, room, limit)
 	want := m.missing(rk, sel, picked)
-	q, whole := m.recall(sel, want)
-	if !whole && !m.shows(sel, picked) {
-		// What the query needs does not fit beside a log that lacks even
-		// its best stretch: a rebuild chooses the block for it. A log
-		// that shows the best serves the query with what fits beside it.
+	q := m.recall(sel, want)
+	if !m.holdsBest(rk, q, want) && !m.shows(rk, sel, picked) {
+		// The query's best do not fit beside a log that lacks even its
+		// best stretch: a rebuild chooses the block for it. A log that
+		// shows the best, or can recall the query's judged best, serves
+		// the query with what fits beside it.
 		return RebuildNoRoom, m.renew(rk, reserve, RebuildNoRoom)
 	}
 	return "", q
 }
 
-// shows reports whether the log shows the query's best stretch (picked,
-// best first).
-func (m *state) shows(sel *kept, picked []int) bool {
-	return len(picked) > 0 && sel.covers(m.str[picked[0]].start)
+// holdsBest reports whether the recall q quotes what decides the query's
+// answer among what it needs that the log lacks (want, by value): the
+// judged best, and every later one worth at least a third of the best one's
+// value. The many weaker matches a fresh fill adds at the end may not fit:
+// a log is not rebuilt for them.
+func (m *state) holdsBest(rk *ranking, q quote, want []int) bool {
+	if len(want) == 0 {
+		return true
+	}
+	worth := func(k int) float64 {
+		s := m.stretchOf(k)
+		return rk.value(s, rk.score(s), m.sel.upto)
+	}
+	bar := worth(want[0]) / 3
+	for i, k := range want {
+		if i >= m.tune.judged && worth(k) < bar {
+			break
+		}
+		if !q.covers(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// shows reports whether the log shows the query's best stretch: the one
+// of picked that scores most.
+func (m *state) shows(rk *ranking, sel *kept, picked []int) bool {
+	best := -1
+	for _, s := range picked {
+		if best < 0 || rk.score(s) > rk.score(best) {
+			best = s
+		}
+	}
+	return best >= 0 && sel.covers(m.str[best].start)
 }
 
 // recalls reports whether a call may recall: a recall goes after the
@@ -156,7 +188,7 @@ func (m *state) renew(rk *ranking, reserve int, why Rebuild) quote {
 		limit = math.MaxInt
 	}
 	picked := rk.picks(sel.upto, m.room(sel.upto, reserve), limit)
-	q, _ := m.recall(sel, m.missing(rk, sel, picked))
+	q := m.recall(sel, m.missing(rk, sel, picked))
 	return q
 }
 
@@ -213,15 +245,15 @@ func (m *state) cold(sel *kept) bool {
 	return sel.made < n && n >= 2 && lapsed(m.when(n-2), newest)
 }
 
-// recall quotes, of the stretches want names (the log lacks them, best
-// first), the best one and every later one that still fits beside it in
+// recall quotes, of the stretches want names (the log lacks them, by
+// value), the best one and every later one that still fits beside it in
 // what the budget leaves the log, as a greedy fill would, to go past the
-// breakpoint; the zero quote when the best does not fit. whole reports
-// whether it quotes every one. What the call reads uncached is thus
-// bounded by the room, and what it buys by the query.
-func (m *state) recall(sel *kept, want []int) (q quote, whole bool) {
+// breakpoint; the zero quote when the best does not fit. What the call
+// reads uncached is thus bounded by the room, and what it buys by the
+// query.
+func (m *state) recall(sel *kept, want []int) quote {
 	if len(want) == 0 {
-		return quote{}, true
+		return quote{}
 	}
 	room := m.opt.Budget - m.logSize(sel) - m.meter.recall
 	var keys []int
@@ -234,9 +266,8 @@ func (m *state) recall(sel *kept, want []int) (q quote, whole bool) {
 		keys = append(keys, k)
 	}
 	if len(keys) == 0 || keys[0] != want[0] {
-		return quote{}, false
+		return quote{}
 	}
-	whole = len(keys) == len(want)
 	for len(keys) > 0 {
 		// Date lines make a quote of several stretches differ a little
 		// from the sum of their sizes: the worst goes until it fits.
@@ -246,12 +277,11 @@ func (m *state) recall(sel *kept, want []int) (q quote, whole bool) {
 			ends[i] = min(m.stretchEnd(m.stretchOf(k)), sel.upto)
 		}
 		if q := m.quote(asc, ends, sel.upto, recallHeader); m.logSize(sel)+q.size <= m.opt.Budget {
-			return q, whole
+			return q
 		}
 		keys = keys[:len(keys)-1]
-		whole = false
 	}
-	return quote{}, false
+	return quote{}
 }
 
 // lapsed reports whether a cache entry written at then has expired by now;
@@ -280,7 +310,7 @@ func (m *state) missing(rk *ranking, sel *kept, picked []int) []int {
 	var keys []int
 	for _, s := range picked {
 		if rk.score(s) < floor {
-			break
+			continue // picks come by value, not by score
 		}
 		if k := m.str[s].start; !sel.covers(k) {
 			keys = append(keys, k)
@@ -559,11 +589,10 @@ func (m *state) included(recall *quote) []int {
 // stretch fits, or no turn of it shares a word with the query, or not even
 // its best turn fits.
 func (m *state) piece(rk *ranking, upto, room int) (a, b, top int, ok bool) {
-	_, top1 := rk.choose(upto, math.MaxInt, 1)
-	if len(top1) == 0 || m.sizeBefore(top1[0], upto) <= room {
+	best := rk.top(upto)
+	if best < 0 || m.sizeBefore(best, upto) <= room {
 		return 0, 0, 0, false
 	}
-	best := top1[0]
 	room -= m.meter.part
 	from, to := m.str[best].start, min(m.stretchEnd(best), upto)
 	words := map[string]bool{}

@@ -3,6 +3,7 @@ package byheart
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,7 +113,6 @@ func TestARebuildShowsWhatAFreshSelectionWould(t *testing.T) {
 
 func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing.T) {
 	t.Parallel()
-	const budget = 3000
 	// gardenTurns lists the garden turns a composition shows: every one
 	// matches the garden query as well as the next.
 	gardenTurns := func(r Result) map[string]bool {
@@ -127,27 +127,32 @@ func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing
 		return seen
 	}
 	const garden = "what does the garden need, the tomatoes or the compost heap?"
-	fresh := gardenTurns(compose(t, gardenAndSourdough(t, Options{Budget: budget, Stability: -1}), garden))
+	const sourdough = "how did the sourdough starter hydration change?"
 	for _, tc := range []struct {
 		name    string
+		budget  int
 		first   string // the query whose rebuild makes the log
 		kept    bool   // whether the garden query keeps that log
 		because string
 	}{
-		{"the log shows the best", garden, true, "a log made for the garden shows the garden query's best stretch: what fits beside it is recalled, and it is kept"},
-		{"the log lacks the best", "how did the sourdough starter hydration change?", false, "a log of sourdough stretches lacks the garden query's best, and what it needs does not fit beside it: it is rebuilt"},
+		{"the log shows the best", 3000, garden, true, "a log made for the garden shows the garden query's best stretch: what fits beside it is recalled, and it is kept"},
+		{"the log lacks the best, what decides the answer does not fit", 3000, sourdough, false, "a log of sourdough stretches lacks the garden query's best, and the garden stretches, each as good as the best, do not fit beside it: it is rebuilt"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := gardenAndSourdough(t, Options{Budget: budget})
+			fresh := gardenTurns(compose(t, gardenAndSourdough(t, Options{Budget: tc.budget, Stability: -1}), garden))
+			m := gardenAndSourdough(t, Options{Budget: tc.budget})
 			require.True(t, compose(t, m, tc.first).Reselected(), "the first call rebuilds")
 			r := compose(t, m, garden)
-			assert.LessOrEqual(t, contextRunes(r), budget)
+			assert.LessOrEqual(t, contextRunes(r), tc.budget)
 			if !tc.kept {
 				assert.Equal(t, RebuildNoRoom, r.Rebuild, tc.because)
 				return
 			}
 			assert.False(t, r.Reselected(), tc.because)
-			assert.NotEmpty(t, r.Recalled, tc.because)
+			assert.GreaterOrEqual(t, len(r.Recalled), 3, tc.because)
+			if tc.first != garden {
+				return
+			}
 			shown, lacks := gardenTurns(r), 0
 			for l := range fresh {
 				if !shown[l] {
@@ -157,6 +162,38 @@ func TestALogThatShowsTheQuerysBestStretchIsKeptWhenTheRestDoesNotFit(t *testing
 			assert.NotZero(t, lacks, "the garden turns a fresh selection shows are more than fit beside the log")
 		})
 	}
+}
+
+// TestWhatDecidesAQuerysAnswerIsItsJudgedBestAndAnyWorthAThirdOfTheBest
+// pins holdsBest: a log that lacks the query's best stretch is kept while
+// a recall can quote the query's judged best and every stretch it needs
+// worth a third of the best one's value, whatever else does not fit.
+func TestWhatDecidesAQuerysAnswerIsItsJudgedBestAndAnyWorthAThirdOfTheBest(t *testing.T) {
+	t.Parallel()
+	m := gardenAndSourdough(t, Options{Budget: 3000})
+	require.True(t, compose(t, m, "how did the sourdough starter hydration change?").Reselected())
+	rk := bm25Ranker{}.ranking(&m.state, "what does the garden need, the tomatoes or the compost heap?")
+	var garden, sourdough []int // first turns, each kind as good as the next
+	for s := range m.str {
+		if rk.score(s) > 0 {
+			garden = append(garden, m.str[s].start)
+		} else {
+			sourdough = append(sourdough, m.str[s].start)
+		}
+	}
+	require.Greater(t, len(garden), m.tune.judged+1)
+	quoting := func(keys []int) quote {
+		ends := make([]int, len(keys))
+		for i, k := range keys {
+			ends[i] = m.stretchEnd(m.stretchOf(k))
+		}
+		return quote{keys: keys, ends: ends}
+	}
+	want := append(slices.Clone(garden), sourdough...)
+	assert.False(t, m.holdsBest(rk, quoting(garden[:m.tune.judged]), want), "the judged best alone, when the rest are as good")
+	assert.True(t, m.holdsBest(rk, quoting(garden), want), "every garden stretch, the sourdough ones worth nothing to the query left out")
+	assert.False(t, m.holdsBest(rk, quoting(garden[1:]), want), "all but the best")
+	assert.True(t, m.holdsBest(rk, quote{}, nil), "a query that needs nothing more")
 }
 
 // gardenLine finds the garden turns of

@@ -26,10 +26,14 @@
 //     A full history on a warm cache is cheaper than any clever assembly.
 //  2. Above it, select whole stretches by relevance. Turns are grouped into
 //     stretches of about Options.Chunk characters (a pause of an hour also
-//     ends one), ranked against the query with BM25, and the best that fit
-//     are quoted chronologically in one memory block, each turn labelled
-//     with its speaker and each stretch with its date. The newest exchange
-//     (the two newest turns) follows as native messages.
+//     ends one, and a turn that long, an answer of pages, is a stretch of
+//     its own), ranked against the query with BM25, and taken by what they
+//     are worth for the room they take (score per character, a stretch
+//     counted as at least Chunk characters), so a short statement is not
+//     passed over for a long answer. They are quoted chronologically in one
+//     memory block, each turn labelled with its speaker and each stretch
+//     with its date. The newest exchange (the two newest turns) follows as
+//     native messages.
 //  3. Keep the context still: it is a log that only grows at its end. The
 //     turns appended since the block follow it natively, and every part up
 //     to Result.StableUpto repeats byte for byte on the next call, so the
@@ -40,11 +44,11 @@
 //     its weight) are recalled, best first, in a memory part past the
 //     breakpoint, for that call alone (Result.Recalled): one query's needs
 //     cost one uncached read, not a cache write and a cached read on every
-//     call after. A log that shows the query's best stretch recalls what
-//     fits beside it; when one that lacks it has no room for all the query
-//     needs, or the log would overrun the budget, it is rebuilt with room
-//     to grow (Result.Reselected), the rest of what the query needs
-//     recalled past the new block. It is rebuilt too on the first call after a pause of
+//     call after. A log that shows the query's best stretch, or has room
+//     for what decides its answer (its three best by value, and any worth
+//     a third of the best), recalls what fits beside it; when one that lacks
+//     them has no room for them, or the log would overrun the budget, it is rebuilt with room to grow (Result.Reselected), the
+//     rest of what the query needs recalled past the new block. It is rebuilt too on the first call after a pause of
 //     five minutes, before the newest turn or before the query (ComposeAt
 //     says when it was asked): the provider's cache is gone, and a rebuild
 //     writes less. A stretch too long for the room is quoted in part, the
@@ -241,10 +245,9 @@ const (
 	// selection would show that match, beyond what any stretch matches by
 	// chance, at least 0.15 of the rest of the query's weight (see
 	// Options.Stability): the value leave-one-conversation-out on the
-	// LoCoMo dev conversations chooses, in every fold, from a grid of step
+	// LoCoMo dev conversations chooses, in most folds, from a grid of step
 	// 0.0125, as the best recall on the live chat with questions among the
-	// settings whose bill stays within 0.30× plain RAG's (the README's
-	// measured section).
+	// settings whose bill stays within 0.30× plain RAG's (eval/README.md).
 	DefaultStability = 0.15
 )
 
@@ -265,6 +268,10 @@ type tuning struct {
 	// across the size-made boundary between two stretches, so the talk
 	// beside a strong match is likelier to hold what the query needs.
 	neighbour float64
+	// exchange is the share two neighbours in one sitting borrow of each
+	// other's score when one of them is a long turn alone (see share): a
+	// question and its answer, an answer and the reply it got.
+	exchange float64
 	// headroom is the share of what a sticky rebuild may spend that it
 	// leaves free, so the turns that follow can join the log, and the
 	// stretches later queries recall fit beside it, for a while before the
@@ -295,6 +302,7 @@ var defaults = tuning{
 	sessionGap:        time.Hour,
 	boundariesTimeout: 2 * time.Second,
 	neighbour:         0.2,
+	exchange:          0.5,
 	headroom:          0.5,
 	lastTurns:         2,
 	judged:            3,
@@ -368,9 +376,10 @@ type Options struct {
 	// context (see Stability): they are quoted in a memory part past the
 	// cache breakpoint, for that call alone, so the cached prefix holds and
 	// does not grow with what one query needed. Zero sets no count: what the
-	// query needs and the budget leaves room for. When they do not all fit
-	// beside a context that lacks the query's best stretch, it is rebuilt,
-	// to half of what it may spend (or
+	// query needs and the budget leaves room for. When what decides the
+	// query's answer (its three best by value, and any worth a third of the best)
+	// does not fit beside a context that lacks its best stretch, it is
+	// rebuilt, to half of what it may spend (or
 	// the query's three best stretches, if more), leaving room for the turns
 	// to come and later recalls, and the rest of what the query needs is
 	// recalled past the new block, within the same count; so it is after a
@@ -947,7 +956,7 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	if len(m.str) > 0 && splitsBefore(&m.turns[n-1], t.Role) && (m.open >= m.opt.Chunk || m.pause(when)) {
+	if len(m.str) > 0 && splitsBefore(&m.turns[n-1], t.Role) && (m.open >= m.opt.Chunk || m.pause(when) || m.open > 0 && x.runeCount() >= m.opt.Chunk) {
 		splits, err := m.askBoundaries()
 		if err != nil {
 			return -1, err

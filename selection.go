@@ -21,6 +21,9 @@ type ranking struct {
 	// built-in BM25, once every posting is scored: m.top holds the best
 	// texts (see bestScored), all of those that score when topAll is set
 	topped, topAll bool
+	// theirs is set when the query asks what the assistant said (see
+	// asksAboutAnswers): its answers are then weighed by score alone.
+	theirs bool
 }
 
 // score is stretch s's score for the ranking: its own, plus what it borrows
@@ -29,12 +32,33 @@ func (rk *ranking) score(s int) float64 {
 	m := rk.m
 	nb := 0.0
 	if s > 0 && m.sameSitting(s-1) {
-		nb = max(nb, rk.own(s-1))
+		nb = max(nb, m.share(s-1)*rk.own(s-1))
 	}
 	if s+1 < len(m.str) && m.sameSitting(s) {
-		nb = max(nb, rk.own(s+1))
+		nb = max(nb, m.share(s)*rk.own(s+1))
 	}
-	return rk.own(s) + m.tune.neighbour*nb
+	return rk.own(s) + nb
+}
+
+// share is what stretches s and s+1 borrow of each other's score: the
+// neighbour share across a boundary a stretch's size made, the exchange
+// share across one a long turn made, which parts a question from its
+// answer or an answer from the reply it got.
+func (m *state) share(s int) float64 {
+	if m.longTurn(s) || m.longTurn(s+1) {
+		return m.tune.exchange
+	}
+	return m.tune.neighbour
+}
+
+// reach is the most of a neighbour's score any stretch borrows.
+func (m *state) reach() float64 { return max(m.tune.neighbour, m.tune.exchange) }
+
+// longTurn reports whether stretch s is one turn too long to share a
+// stretch (see AppendTurn).
+func (m *state) longTurn(s int) bool {
+	a := m.str[s].start
+	return m.stretchEnd(s) == a+1 && m.turns[a].runeCount() >= m.opt.Chunk
 }
 
 // scored is score, but once every posting of the query is scored
@@ -192,7 +216,7 @@ func (b bm25Ranker) rank(_ context.Context, m *state, query string, items []Item
 // ranking prepares the built-in ranking of the stretches for the query.
 func (bm25Ranker) ranking(m *state, query string) *ranking {
 	q := m.ix.prepare(query)
-	m.rk = ranking{m: m, text: query, q: q, open: q.open}
+	m.rk = ranking{m: m, text: query, q: q, open: q.open, theirs: asksAboutAnswers(query)}
 	return &m.rk
 }
 
@@ -239,7 +263,7 @@ func (rr retrieverRanker) rank(ctx context.Context, m *state, query string, item
 	if err != nil {
 		return nil, weighing{}, err
 	}
-	rk := &ranking{m: m, text: query, custom: scores[:n]}
+	rk := &ranking{m: m, text: query, custom: scores[:n], theirs: asksAboutAnswers(query)}
 	for s, v := range rk.custom {
 		if v > 0 {
 			rk.hits = append(rk.hits, hit{s, v})
@@ -314,6 +338,9 @@ func (rk *ranking) order() func(yield func(int) bool) {
 	m := rk.m
 	return func(yield func(int) bool) {
 		h := append(m.heap[:0], rk.hits...)
+		for i := range h {
+			h[i].v = rk.value(h[i].s, h[i].v, len(m.turns))
+		}
 		for i := len(h)/2 - 1; i >= 0; i-- {
 			siftDown(h, i)
 		}
@@ -373,7 +400,7 @@ func (rk *ranking) fill(upto, capacity, limit int, short bool) (keys, picked []i
 			break
 		}
 		if cut && rk.score(s) < floor {
-			break
+			continue // the order is by value, not by score
 		}
 		a := m.str[s].start
 		if a >= upto {
@@ -405,6 +432,8 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, pick
 	m := rk.m
 	f := rk.newFill(upto, limit > 0)
 	defer func() { m.stream = f.stream[:0] }() // for the next fill
+	o := byValue{f: f, pend: m.heap[:0], bound: math.Inf(1)}
+	defer func() { m.heap = o.pend[:0] }()
 	for {
 		if limit > 0 && len(picked) == limit {
 			break
@@ -412,9 +441,12 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, pick
 		if capacity < m.meter.minStretch {
 			break
 		}
-		h, size, ok := f.next(capacity)
+		h, size, ok := o.next(capacity)
 		if !ok {
 			break
+		}
+		if f.cut && h.v < f.floor {
+			continue // taken by value, one below the floor may come before one above it
 		}
 		capacity -= size
 		keys = append(keys, m.str[h.s].start)
@@ -446,6 +478,7 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, pick
 type picker struct {
 	rk       *ranking
 	q        *query
+	upto     int // the turn a fill's stretches are cut at
 	lim      int // closed stretches [0, lim) end by upto and are the index's candidates
 	special  hit // the one stretch outside the index that may be taken: the open one, or the one upto cuts
 	spSize   int // its size, cut at upto
@@ -473,7 +506,7 @@ const (
 
 func (rk *ranking) newFill(upto int, positive bool) *picker {
 	m := rk.m
-	f := &picker{rk: rk, q: rk.q, k: rk.m.tune.firstK, positive: positive, stream: m.stream[:0]}
+	f := &picker{rk: rk, q: rk.q, upto: upto, k: rk.m.tune.firstK, positive: positive, stream: m.stream[:0]}
 	if positive {
 		f.k = rk.m.tune.judged
 	}
@@ -840,7 +873,7 @@ func (rk *ranking) searchSpread(lim, room, k, e int, out []hit) ([]hit, bool) {
 	m := rk.m
 	n := len(m.str)
 	closed := func(u int32) bool { return int(u) < n-1 }
-	around, complete := m.ix.best(rk.q, k+e, 1+m.tune.neighbour, closed, out[:0])
+	around, complete := m.ix.best(rk.q, k+e, 1+m.reach(), closed, out[:0])
 	out = rk.spreadAround(around, lim, room)
 	if complete || len(out) < k {
 		// Every stretch with a positive own score, and so every one with a
@@ -890,8 +923,7 @@ func (rk *ranking) bestScored(lim, room, k int, out []hit) ([]hit, bool) {
 	if found < k {
 		theta = 0 // fewer than k of the best texts fit
 	}
-	nb := m.tune.neighbour
-	bar := theta / ((1 + nb) * (1 + boundSlack))
+	bar := theta / ((1 + m.reach()) * (1 + boundSlack))
 	if !rk.topAll && (found < k || top[len(top)-1].v >= bar) {
 		return rk.bestFitting(lim, room, k, out)
 	}
@@ -910,7 +942,7 @@ func (rk *ranking) bestScored(lim, room, k int, out []hit) ([]hit, bool) {
 			add(u)
 		}
 		for _, x := range [2]int{u - 1, u + 1} {
-			if x >= 0 && x < n && fits(x) && (rk.own(x)+nb*v)*(1+boundSlack) >= theta {
+			if x >= 0 && x < n && fits(x) && (rk.own(x)+m.share(min(x, u))*v)*(1+boundSlack) >= theta {
 				add(x)
 			}
 		}
@@ -955,7 +987,6 @@ const topTexts = 256
 func (rk *ranking) bestFitting(lim, room, k int, out []hit) ([]hit, bool) {
 	m := rk.m
 	n := len(m.str)
-	nb := m.tune.neighbour
 	mins, _ := m.sizes.update(m.str)
 	// fitting yields the stretches before lim that fit the room. It is
 	// walked twice rather than listed: in a large room nearly every
@@ -989,14 +1020,14 @@ func (rk *ranking) bestFitting(lim, room, k int, out []hit) ([]hit, bool) {
 	}
 	out = out[:0]
 	fitting(func(s int) {
-		best := 0.0
+		lent := 0.0
 		if s > 0 {
-			best = rk.own(s - 1)
+			lent = m.share(s-1) * rk.own(s-1)
 		}
 		if s+1 < n {
-			best = max(best, rk.own(s+1))
+			lent = max(lent, m.share(s)*rk.own(s+1))
 		}
-		if (rk.own(s)+nb*best)*(1+boundSlack) >= theta {
+		if (rk.own(s)+lent)*(1+boundSlack) >= theta {
 			if v := rk.score(s); v > 0 {
 				out = append(out, hit{s, v})
 			}
@@ -1126,4 +1157,97 @@ func (rk *ranking) bestAll(lim, room, k int, out []hit) ([]hit, bool) {
 		return out[:k], false
 	}
 	return out, true
+}
+
+// value is what a stretch of the given size that scores v is worth per
+// character of room it takes, as a fill weighs it: a budget is a knapsack.
+// A stretch is counted as at least Options.Chunk characters, so stretches
+// of about the size a conversation is cut at go by score, as the index's
+// length normalisation already weighs them, and only one that outgrows it,
+// a long answer, must match more to take its room.
+func (m *state) value(v float64, size int) float64 {
+	return v / float64(max(size, m.opt.Chunk))
+}
+
+// value is state.value for stretch s of the ranking, cut at turn upto,
+// sized by the characters of its turns: what was said, not byheart's
+// framing of it, so a stretch of tool results, whose frames name their
+// source, is not worth less than the same words said. A question about
+// what the assistant said looks for it in the assistant's answers, so one
+// of them does not pay for its length.
+func (rk *ranking) value(s int, v float64, upto int) float64 {
+	m := rk.m
+	if rk.theirs && m.longTurn(s) && m.turns[m.str[s].start].Role() == Assistant {
+		return m.value(v, m.opt.Chunk)
+	}
+	return m.value(v, m.runes(m.str[s].start, min(m.stretchEnd(s), upto)))
+}
+
+// byValue hands out a picker's stretches by value (see state.value)
+// rather than by score. The picker gives them best score first, so once it
+// has given one scoring v, none it has yet to give is worth more than
+// v over Options.Chunk: a stretch held back is handed out as soon as it is worth
+// at least that, and a long one waits until the scores have fallen far
+// enough below it.
+type byValue struct {
+	f     *picker
+	pend  []hit   // held back, a heap by value
+	bound float64 // the most a stretch the picker has yet to give is worth
+	done  bool    // the picker has nothing more
+}
+
+func (o *byValue) next(room int) (hit, int, bool) {
+	m := o.f.rk.m
+	for {
+		for len(o.pend) > 0 && (o.done || o.pend[0].v >= o.bound) {
+			top := o.pend[0]
+			last := len(o.pend) - 1
+			o.pend[0] = o.pend[last]
+			o.pend = o.pend[:last]
+			siftDown(o.pend, 0)
+			if size := o.f.size(top.s); size <= room {
+				return hit{top.s, o.f.rk.score(top.s)}, size, true
+			}
+		}
+		if o.done {
+			return hit{}, 0, false
+		}
+		h, _, ok := o.f.next(room)
+		if !ok {
+			o.done = true
+			continue
+		}
+		o.bound = m.value(max(h.v, 0), 0)
+		o.pend = append(o.pend, hit{h.s, o.f.rk.value(h.s, h.v, o.f.upto)})
+		for i := len(o.pend) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !o.pend[i].before(o.pend[p]) {
+				break
+			}
+			o.pend[i], o.pend[p] = o.pend[p], o.pend[i]
+			i = p
+		}
+	}
+}
+
+// top returns the stretch starting before upto that scores best for the
+// ranking, newer first on ties, or -1 when none scores.
+func (rk *ranking) top(upto int) int {
+	m := rk.m
+	if rk.q == nil {
+		best := hit{-1, 0}
+		for _, h := range rk.hits {
+			if m.str[h.s].start < upto && (best.s < 0 || h.before(best)) {
+				best = h
+			}
+		}
+		return best.s
+	}
+	f := rk.newFill(upto, true)
+	defer func() { m.stream = f.stream[:0] }()
+	h, _, ok := f.next(math.MaxInt)
+	if !ok {
+		return -1
+	}
+	return h.s
 }

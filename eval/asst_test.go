@@ -68,3 +68,38 @@ func TestAssistantRecallMatchesRealConversations(t *testing.T) {
 		t.Logf("%-16s %s", m.name, strings.Join(got, "  "))
 	}
 }
+
+// TestEveryTurnOfTheAssistantSetGoesOutNativelyByteForByte: the model's
+// own answers, markdown, rules, tables and code that prints "user:" lines
+// among them, and every user turn come back as they were said when sent
+// as their own messages, the dates resolved beside relative ones aside
+// (the annotated text is what is sent).
+func TestEveryTurnOfTheAssistantSetGoesOutNativelyByteForByte(t *testing.T) {
+	if testing.Short() {
+		t.Skip("composes every conversation of the assistant-shaped set whole")
+	}
+	ds, err := loadFile(assistantFile)
+	require.NoError(t, err)
+	turns, marked := 0, 0
+	for _, c := range ds.Convs {
+		mem := byheart.New(byheart.Options{Budget: 1 << 30})
+		for i := range c.Turns {
+			tt := &c.Turns[i]
+			_, err := mem.AppendAt(tt.Role, tt.Text, tt.When)
+			require.NoError(t, err)
+			if strings.Contains(tt.Text, "\n---") || strings.Contains(tt.Text, "\nuser:") || strings.Contains(tt.Text, "\nassistant:") {
+				marked++
+			}
+		}
+		r, err := mem.Compose(t.Context(), "anything")
+		require.NoError(t, err)
+		parts := resultCall(r).context()
+		require.Len(t, parts, len(c.Turns), "%s: below the budget, every turn is a part of its own", c.ID)
+		for i, p := range parts {
+			require.Equal(t, c.Turns[i].Annotated, p.text, "%s: turn %d", c.ID, i)
+			turns++
+		}
+	}
+	t.Logf("%d turns byte for byte, %d of them with a markdown rule or a line opening with user: or assistant:", turns, marked)
+	assert.Positive(t, marked, "the set holds the lines an older guard opened")
+}

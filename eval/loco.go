@@ -20,11 +20,11 @@ import (
 // 0.0125: at 0.025 the bill the choice may spend fell between two steps
 // (0.27x and 0.31x of plain RAG's at 0.15 and 0.125), leaving recall the
 // bill had paid for unbought.
-var locoGrid = []float64{0.1, 0.1125, 0.125, 0.1375, 0.15, 0.1625, 0.175, 0.1875, 0.2, 0.2125, 0.225, 0.2375,
+var locoGrid = []float64{0.05, 0.0625, 0.075, 0.0875, 0.1, 0.1125, 0.125, 0.1375, 0.15, 0.1625, 0.175, 0.1875, 0.2, 0.2125, 0.225, 0.2375,
 	0.25, 0.2625, 0.275, 0.2875, 0.3, 0.3125, 0.325, 0.3375, 0.35, 0.3625, 0.375, 0.3875, 0.4}
 
 // locoBill is the most of plain RAG's effective tokens per call a chosen
-// setting may cost: the floor for the default.
+// setting may cost.
 const locoBill = 0.30
 
 // locoRow is one held-out conversation.
