@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,76 +13,59 @@ import (
 	"google.golang.org/genai"
 )
 
-// FuzzEventMapping plays a byte string as a session's events (user text
-// that names a date and images, either first, model replies whose calls
-// draw ids and tool names that repeat, are empty, ADK's own, or byheart
-// refuses, and responses to them in or out of order, some naming no call)
-// through the mapping the plugin appends them with, each a minute after
-// the last, and composes a request at its time after each: nothing is
-// ever refused, every request pairs each call with its own response under
-// an id no other call of the request has, and carries the user's current
-// images.
+// FuzzEventMapping plays a byte string as a session's events (see
+// agenthistory.FuzzScript: user text that names a date and images, either
+// first, model replies whose calls draw ids and tool names that repeat,
+// are empty, ADK's own, or byheart refuses, and responses to them in or
+// out of order, some naming no call) through the mapping the plugin
+// appends them with, now and then under a store's small limit, and
+// composes a request at its time after each: nothing is ever refused,
+// every request pairs each call with its own response under an id no
+// other call of the request has, and carries the user's current images.
 func FuzzEventMapping(f *testing.F) {
 	for _, seed := range agenthistory.FuzzSeeds {
 		f.Add(seed)
 	}
-	ids, tools := append([]string{"adk-1"}, agenthistory.FuzzIDs...), agenthistory.FuzzTools
-	start := time.Date(2025, 3, 4, 9, 0, 0, 0, time.UTC)
+	ids := append([]string{"adk-1"}, agenthistory.FuzzIDs...)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mem := byheart.New(byheart.Options{Budget: 600})
 		var user *genai.Content
-		var said time.Time              // when the user's newest message came
-		var calls []*genai.FunctionCall // the newest reply's calls
-		for step := 0; len(data) >= 2 && step < 64; step++ {
-			op, arg := data[0], data[1]
-			data = data[2:]
-			now := start.Add(time.Duration(step) * time.Minute)
+		var said time.Time // when the user's newest message came
+		for step, s := range agenthistory.FuzzScript(data, ids) {
 			c, author := &genai.Content{Role: genai.RoleModel}, "helper"
-			switch op % 5 {
-			case 0, 1: // the user: text, an image, or both
+			switch s.Kind {
+			case agenthistory.FuzzUser:
 				c, author = &genai.Content{Role: genai.RoleUser}, genai.RoleUser
-				if op%5 == 0 || arg&1 != 0 {
-					c.Parts = append(c.Parts, genai.NewPartFromText(fmt.Sprintf("message %d: the fence is due tomorrow \xfe", step)))
+				if s.Text != "" {
+					c.Parts = append(c.Parts, genai.NewPartFromText(s.Text))
 				}
-				if op%5 == 1 {
-					c.Parts = append(c.Parts, &genai.Part{InlineData: &genai.Blob{MIMEType: "image/png", Data: []byte{arg}}})
+				if s.Image {
+					c.Parts = append(c.Parts, &genai.Part{InlineData: &genai.Blob{MIMEType: "image/png", Data: []byte{s.Arg}}})
 				}
-				if arg&2 != 0 {
-					slices.Reverse(c.Parts) // the image before the text
+				if s.ImageFirst {
+					slices.Reverse(c.Parts)
 				}
-				user, calls, said = c, nil, now
-			case 2: // a reply with up to four calls
+				user, said = c, s.At
+			case agenthistory.FuzzReply:
 				c.Parts = append(c.Parts, genai.NewPartFromText("looking"))
-				calls = nil
-				for i := range int(arg % 5) {
-					call := &genai.FunctionCall{ID: ids[(int(arg)+i)%len(ids)], Name: tools[(int(arg>>3)+i)%len(tools)], Args: map[string]any{"i": i}}
-					calls = append(calls, call)
-					c.Parts = append(c.Parts, &genai.Part{FunctionCall: call})
+				for _, call := range s.Calls {
+					c.Parts = append(c.Parts, &genai.Part{FunctionCall: &genai.FunctionCall{ID: call.ID, Name: call.Tool, Args: map[string]any{"i": call.N}}})
 				}
-			case 3: // the responses, in order or reversed, one perhaps to no call
+			case agenthistory.FuzzResponses:
 				c.Role, author = genai.RoleUser, genai.RoleUser
-				for i := range calls {
-					call := calls[i]
-					if arg&1 != 0 {
-						call = calls[len(calls)-1-i]
-					}
-					id := call.ID
-					if arg&2 != 0 && i == 0 {
-						id = "nobody"
-					}
-					c.Parts = append(c.Parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: id, Name: call.Name, Response: map[string]any{"v": i}}})
+				for _, call := range s.Calls {
+					c.Parts = append(c.Parts, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: call.ID, Name: call.Tool, Response: map[string]any{"v": call.Output}}})
 				}
-				calls = nil
-			default:
-				c.Parts = append(c.Parts, genai.NewPartFromText(strings.Repeat("a reply ", int(arg))))
+			case agenthistory.FuzzText:
+				c.Parts = append(c.Parts, genai.NewPartFromText(s.Text))
 			}
-			ps, err := turns(c, author, now, nil)
+			ps, err := turns(c, author, s.At, nil)
 			if err != nil {
 				t.Fatalf("step %d: %v", step, err)
 			}
 			for _, p := range ps {
 				limit := 0
-				if arg&4 != 0 {
+				if s.Arg&4 != 0 {
 					limit = 256 // a store's limit, so small that replies are cut
 				}
 				if _, err := agentturn.Append(mem, p.turn, limit); err != nil {
@@ -93,12 +75,12 @@ func FuzzEventMapping(f *testing.F) {
 			if mem.Len() == 0 {
 				continue
 			}
-			res, err := mem.ContinueAt(context.Background(), now)
+			res, err := mem.ContinueAt(context.Background(), s.At)
 			if err != nil {
 				t.Fatal(err)
 			}
 			sent, bp := contents(res, nil, current(user, res, said))
-			checkRequest(t, sent, bp, user, op%5 <= 1)
+			checkRequest(t, sent, bp, user, s.Kind == agenthistory.FuzzUser)
 		}
 	})
 }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/byheart/byheart"
 	"github.com/byheart/byheart/internal/agenthistory"
@@ -15,67 +13,52 @@ import (
 	"trpc.group/trpc-go/trpc-agent-go/model"
 )
 
-// FuzzEventMapping plays a byte string as a session's events (user text
-// that names a date and images, either first, replies whose tool calls
-// draw ids and tool names that repeat, are empty or byheart refuses, and
-// tool responses to them in or out of order, some naming no call) through
-// the mapping the plugin takes them in with, each a minute after the last,
-// and composes a request at its time after each: nothing is ever refused,
-// every request answers each call with its own tool message under an id no
-// other call of the request has, and carries the user's current image.
+// FuzzEventMapping plays a byte string as a session's events (see
+// agenthistory.FuzzScript: user text that names a date and images, either
+// first, replies whose tool calls draw ids and tool names that repeat, are
+// empty or byheart refuses, and tool responses to them in or out of order,
+// some naming no call, some empty) through the mapping the plugin takes
+// them in with, and composes a request at its time after each: nothing is
+// ever refused, every request answers each call with its own tool message
+// under an id no other call of the request has, and carries the user's
+// current image.
 func FuzzEventMapping(f *testing.F) {
 	for _, seed := range agenthistory.FuzzSeeds {
 		f.Add(seed)
 	}
-	ids, tools := agenthistory.FuzzIDs, agenthistory.FuzzTools
-	start := time.Date(2025, 3, 4, 9, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		mem := byheart.New(byheart.Options{Budget: 600})
 		var user model.Message
-		var calls []model.ToolCall // the newest reply's
-		for step := 0; len(data) >= 2 && step < 64; step++ {
-			op, arg := data[0], data[1]
-			data = data[2:]
+		for step, s := range agenthistory.FuzzScript(data, agenthistory.FuzzIDs) {
 			var msgs []model.Message
-			switch op % 5 {
-			case 0, 1: // the user: text, an image, or both
-				m := model.Message{Role: model.RoleUser}
-				if op%5 == 0 || arg&1 != 0 {
-					text := fmt.Sprintf("message %d: the fence is due tomorrow \xfe", step)
-					m.ContentParts = append(m.ContentParts, model.ContentPart{Type: model.ContentTypeText, Text: &text})
+			switch s.Kind {
+			case agenthistory.FuzzUser:
+				user = model.Message{Role: model.RoleUser}
+				if s.Text != "" {
+					user.ContentParts = []model.ContentPart{{Type: model.ContentTypeText, Text: &s.Text}}
 				}
-				if op%5 == 1 {
-					m.AddImageURL("https://example.com/fence.png", "")
+				if s.Image {
+					user.AddImageURL("https://example.com/fence.png", "")
 				}
-				if arg&2 != 0 {
-					slices.Reverse(m.ContentParts) // the image before the text
+				if s.ImageFirst {
+					slices.Reverse(user.ContentParts)
 				}
-				msgs, user, calls = []model.Message{m}, m, nil
-			case 2: // a reply with up to four calls
-				calls = nil
-				for i := range int(arg % 5) {
-					calls = append(calls, model.ToolCall{Type: "function", ID: ids[(int(arg)+i)%len(ids)],
-						Function: model.FunctionDefinitionParam{Name: tools[(int(arg>>3)+i)%len(tools)], Arguments: []byte(fmt.Sprintf(`{"i":%d}`, i))}})
+				msgs = []model.Message{user}
+			case agenthistory.FuzzReply:
+				m := model.Message{Role: model.RoleAssistant, Content: "looking"}
+				for _, c := range s.Calls {
+					m.ToolCalls = append(m.ToolCalls, model.ToolCall{Type: "function", ID: c.ID,
+						Function: model.FunctionDefinitionParam{Name: c.Tool, Arguments: []byte(fmt.Sprintf(`{"i":%d}`, c.N))}})
 				}
-				msgs = []model.Message{{Role: model.RoleAssistant, Content: "looking", ToolCalls: calls}}
-			case 3: // the responses, in order or reversed, one perhaps to no call
-				for i := range calls {
-					call := calls[i]
-					if arg&1 != 0 {
-						call = calls[len(calls)-1-i]
-					}
-					id := call.ID
-					if arg&2 != 0 && i == 0 {
-						id = "nobody"
-					}
-					msgs = append(msgs, model.NewToolMessage(id, call.Function.Name, fmt.Sprintf("out %d", i)))
+				msgs = []model.Message{m}
+			case agenthistory.FuzzResponses:
+				for _, c := range s.Calls {
+					msgs = append(msgs, model.NewToolMessage(c.ID, c.Tool, c.Output))
 				}
-				calls = nil
-			default:
-				msgs = []model.Message{model.NewAssistantMessage(strings.Repeat("a reply ", int(arg)))}
+			case agenthistory.FuzzText:
+				msgs = []model.Message{model.NewAssistantMessage(s.Text)}
 			}
-			now := start.Add(time.Duration(step) * time.Minute)
-			ev := event.Event{Response: &model.Response{Done: true}, Timestamp: now}
+			ev := event.Event{Response: &model.Response{Done: true}, Timestamp: s.At}
 			for _, m := range msgs {
 				ev.Response.Choices = append(ev.Response.Choices, model.Choice{Message: m})
 			}
@@ -85,13 +68,13 @@ func FuzzEventMapping(f *testing.F) {
 			if mem.Len() == 0 {
 				continue
 			}
-			res, err := mem.ContinueAt(context.Background(), now)
+			res, err := mem.ContinueAt(context.Background(), s.At)
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, said := agentturn.NewestUser(mem)
 			sent, stable := messages(res, current(user, res, said.Time))
-			checkRequest(t, sent, stable, user, op%5 <= 1)
+			checkRequest(t, sent, stable, user, s.Kind == agenthistory.FuzzUser)
 		}
 	})
 }

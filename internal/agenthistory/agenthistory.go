@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 
 	"github.com/byheart/byheart"
 )
@@ -140,8 +141,9 @@ func Plans(mem *byheart.Memory, n int) error {
 	return nil
 }
 
-// The fuzz targets of the framework adapters (adk/, eino/) draw a call's
-// id from FuzzIDs and its tool from FuzzTools, by a byte of their input:
+// The fuzz targets of the framework adapters (adk/, eino/, trpc/) play
+// their input as a conversation through FuzzScript, which draws a call's
+// id from FuzzIDs (or the ids a target gives) and its tool from FuzzTools:
 // ids that repeat in one reply, are empty, are the adapter's own suffixed
 // form, are too long, or hold a character byheart refuses or invalid
 // UTF-8, and tools that are empty or hold a tab. FuzzSeeds start them.
@@ -154,3 +156,92 @@ var (
 		{1, 1, 2, 0x77, 3, 0xff, 2, 0x07, 3, 0x80, 0, 0},
 	}
 )
+
+// FuzzKind is what a step of FuzzScript's conversation is.
+type FuzzKind int
+
+// The kinds of step: the user's message, the model's reply with its
+// calls, the responses to them, the model's reply of text alone.
+const (
+	FuzzUser FuzzKind = iota
+	FuzzReply
+	FuzzResponses
+	FuzzText
+)
+
+// FuzzStep is a step of FuzzScript's conversation.
+type FuzzStep struct {
+	Kind FuzzKind
+	At   time.Time // a minute after the step before
+	Arg  byte      // the step's second byte, for an adapter's own draws
+
+	// Text is the user's text (empty for an image alone), which names a
+	// relative date and holds invalid UTF-8, or the model's reply.
+	Text string
+	// Image says the user's message holds an image, before its text when
+	// ImageFirst.
+	Image, ImageFirst bool
+	// Calls are the reply's calls, or the calls the responses answer, in
+	// the order the responses come; a response may name the id "nobody".
+	Calls []FuzzCall
+}
+
+// FuzzCall is a call of a reply, or a response to one.
+type FuzzCall struct {
+	ID, Tool string
+	N        int    // its place among its reply's calls, or its response's among the responses
+	Output   string // a response's text; empty now and then, as frameworks send it
+}
+
+// FuzzScript plays data, two bytes a step, as at most 64 steps of a
+// conversation that starts at the first's At: user messages of text, an
+// image or both, either first; replies of up to four calls drawing their
+// ids from ids and tools from FuzzTools; the responses to the newest
+// reply's calls, in order or reversed, the first perhaps to no call; and
+// replies of text alone.
+func FuzzScript(data []byte, ids []string) []FuzzStep {
+	start := time.Date(2025, 3, 4, 9, 0, 0, 0, time.UTC)
+	var out []FuzzStep
+	var calls []FuzzCall // the newest reply's
+	for step := 0; len(data) >= 2 && step < 64; step++ {
+		op, arg := data[0], data[1]
+		data = data[2:]
+		s := FuzzStep{At: start.Add(time.Duration(step) * time.Minute), Arg: arg}
+		switch op % 5 {
+		case 0, 1:
+			s.Kind, s.Image, s.ImageFirst = FuzzUser, op%5 == 1, arg&2 != 0
+			if op%5 == 0 || arg&1 != 0 {
+				s.Text = fmt.Sprintf("message %d: the fence is due tomorrow \xfe", step)
+			}
+			calls = nil
+		case 2:
+			s.Kind = FuzzReply
+			calls = nil
+			for i := range int(arg % 5) {
+				calls = append(calls, FuzzCall{ID: ids[(int(arg)+i)%len(ids)], Tool: FuzzTools[(int(arg>>3)+i)%len(FuzzTools)], N: i})
+			}
+			s.Calls = calls
+		case 3:
+			s.Kind = FuzzResponses
+			for i := range calls {
+				c := calls[i]
+				if arg&1 != 0 {
+					c = calls[len(calls)-1-i]
+				}
+				if arg&2 != 0 && i == 0 {
+					c.ID = "nobody"
+				}
+				c.N, c.Output = i, fmt.Sprintf("out %d", i)
+				if arg&4 != 0 && i == len(calls)-1 {
+					c.Output = ""
+				}
+				s.Calls = append(s.Calls, c)
+			}
+			calls = nil
+		default:
+			s.Kind, s.Text = FuzzText, strings.Repeat("a reply ", int(arg))
+		}
+		out = append(out, s)
+	}
+	return out
+}
