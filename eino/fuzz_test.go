@@ -81,29 +81,19 @@ func FuzzMessageMapping(f *testing.F) {
 // holds an image, is there as it came: always when the user spoke last.
 func checkRequest(t *testing.T, sent []*schema.Message, stable int, user *schema.Message, last bool) {
 	t.Helper()
-	seen := map[string]bool{}
-	for i := 0; i < len(sent); i++ {
-		m := sent[i]
-		if m.Role == schema.Tool {
-			t.Fatalf("message %d: a tool message %q without its call", i, m.ToolCallID)
-		}
-		var want, got []string
+	var msgs []agenthistory.Sent
+	for _, m := range sent {
+		var s agenthistory.Sent
 		for _, tc := range m.ToolCalls {
-			if seen[tc.ID] {
-				t.Fatalf("message %d: id %q twice in the request", i, tc.ID)
-			}
-			seen[tc.ID] = true
-			want = append(want, tc.ID+" "+tc.Function.Name)
+			s.Calls = append(s.Calls, agenthistory.FuzzCall{ID: tc.ID, Tool: tc.Function.Name})
 		}
-		for i+1 < len(sent) && sent[i+1].Role == schema.Tool {
-			i++
-			got = append(got, sent[i].ToolCallID+" "+sent[i].ToolName)
+		if m.Role == schema.Tool {
+			s.Answer = &agenthistory.FuzzCall{ID: m.ToolCallID, Tool: m.ToolName}
 		}
-		slices.Sort(want)
-		slices.Sort(got)
-		if fmt.Sprint(want) != fmt.Sprint(got) {
-			t.Fatalf("message %d: calls %q answered by %q", i, want, got)
-		}
+		msgs = append(msgs, s)
+	}
+	if err := agenthistory.CheckAnswered(msgs); err != nil {
+		t.Fatal(err)
 	}
 	if stable >= len(sent) {
 		t.Fatalf("stable %d past the %d messages", stable, len(sent))

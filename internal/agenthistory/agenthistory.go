@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -244,4 +245,42 @@ func FuzzScript(data []byte, ids []string) []FuzzStep {
 		out = append(out, s)
 	}
 	return out
+}
+
+// Sent is what CheckAnswered reads of a message of a request: the calls it
+// carries, or, for a tool message, the call it answers (its id and tool).
+type Sent struct {
+	Calls  []FuzzCall
+	Answer *FuzzCall
+}
+
+// CheckAnswered is nil when each call in msgs is answered by the tool
+// messages right after its message (in any order), under an id no other
+// call of msgs has, and no tool message comes without its call; else it
+// says where that fails.
+func CheckAnswered(msgs []Sent) error {
+	seen := map[string]bool{}
+	for i := 0; i < len(msgs); i++ {
+		if a := msgs[i].Answer; a != nil {
+			return fmt.Errorf("message %d: a tool message %q without its call", i, a.ID)
+		}
+		var want, got []string
+		for _, c := range msgs[i].Calls {
+			if seen[c.ID] {
+				return fmt.Errorf("message %d: id %q twice in the request", i, c.ID)
+			}
+			seen[c.ID] = true
+			want = append(want, c.ID+" "+c.Tool)
+		}
+		for i+1 < len(msgs) && msgs[i+1].Answer != nil {
+			i++
+			got = append(got, msgs[i].Answer.ID+" "+msgs[i].Answer.Tool)
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(want, got) {
+			return fmt.Errorf("message %d: calls %q answered by %q", i, want, got)
+		}
+	}
+	return nil
 }
