@@ -22,10 +22,12 @@ package byheartadk
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agentturn"
 	"github.com/byheart/byheart/store"
 	"google.golang.org/adk/v2/agent"
 	"google.golang.org/adk/v2/model"
@@ -42,7 +44,11 @@ type Config struct {
 	// Store, when set, keeps each session's memory in a byheart store
 	// (store/sqlite, store/postgres), scoped by the session's app name as
 	// tenant, its user and its id, so a server keeps it across restarts and
-	// replicas. Nil keeps it in this process only.
+	// replicas. Nil keeps it in this process only. An id the store's scope
+	// refuses (store.ID), or one that starts with "byheart-sha256:", is
+	// stored as "byheart-sha256:" and its hex SHA-256, so every id ADK
+	// accepts has a scope of its own; a turn over store.MaxTurn is cut to
+	// fit, ending with " […]".
 	Store store.Store
 	// Cached is how many sessions' memories a Store-backed plugin keeps
 	// warm in this process; zero means 256.
@@ -152,7 +158,7 @@ func (m *Memories) do(ctx context.Context, k key, f func(*byheart.Memory, *entry
 	if m.cache == nil {
 		return f(e.mem, e)
 	}
-	scope := store.Scope{Tenant: k.app, User: k.user, Conversation: k.session}
+	scope := store.Scope{Tenant: scopeID(k.app), User: scopeID(k.user), Conversation: scopeID(k.session)}
 	var err error
 	for range 3 {
 		var conv *store.Conversation
@@ -185,11 +191,11 @@ func (m *Memories) onUserMessage(ctx agent.InvocationContext, msg *genai.Content
 				}
 			}
 		}
-		ts, err := turns(msg, genai.RoleUser, time.Now(), m.cfg.Sources)
+		ps, err := turns(msg, genai.RoleUser, time.Now(), m.cfg.Sources)
 		if err != nil {
 			return err
 		}
-		return appendTurns(mem, ts)
+		return m.appendPieces(mem, e, ps)
 	})
 }
 
@@ -209,33 +215,28 @@ func (m *Memories) appendEvent(mem *byheart.Memory, e *entry, ev *session.Event)
 	if ev.LLMResponse.Partial || c == nil {
 		return nil
 	}
-	for _, p := range c.Parts {
-		if p != nil && p.FunctionCall != nil && len(p.ThoughtSignature) > 0 {
-			e.signatures[p.FunctionCall.ID] = p.ThoughtSignature
-		}
-	}
-	ts, err := turns(c, ev.Author, ev.Timestamp, m.cfg.Sources)
+	ps, err := turns(c, ev.Author, ev.Timestamp, m.cfg.Sources)
 	if err != nil {
 		return err
 	}
-	return appendTurns(mem, ts)
+	return m.appendPieces(mem, e, ps)
 }
 
-// appendTurns appends ts. A response that answers no call waiting in the
-// step (a resumed long-running call, say) is kept as a note from its
-// source, so the model still sees it, framed.
-func appendTurns(mem *byheart.Memory, ts []byheart.Turn) error {
-	for _, t := range ts {
-		_, err := mem.AppendTurn(t)
-		if errors.Is(err, byheart.ErrNoCall) {
-			note := byheart.Turn{Role: byheart.Note, Text: t.Text, Time: t.Time, Source: t.Source}
-			if note.Source.Name == "" {
-				note.Source.Name = "tool:" + t.Tool
-			}
-			_, err = mem.AppendTurn(note)
-		}
+// appendPieces appends ps, mapped to what byheart takes (agentturn.Append)
+// and, over a store, cut to what it takes (store.MaxTurn), keeping the
+// thought signature of each call by the id it was appended with.
+func (m *Memories) appendPieces(mem *byheart.Memory, e *entry, ps []piece) error {
+	limit := 0
+	if m.cache != nil {
+		limit = store.MaxTurn
+	}
+	for _, p := range ps {
+		t, err := agentturn.Append(mem, p.turn, limit)
 		if err != nil {
 			return err
+		}
+		if t.Role == byheart.ToolCall && len(p.signature) > 0 {
+			e.signatures[t.CallID] = p.signature
 		}
 	}
 	return nil
@@ -246,10 +247,10 @@ func appendTurns(mem *byheart.Memory, ts []byheart.Turn) error {
 // built it.
 func (m *Memories) beforeModel(ctx agent.Context, req *model.LLMRequest) (*model.LLMResponse, error) {
 	var res byheart.Result
-	var contents []*genai.Content
+	var sent []*genai.Content
 	var bp Breakpoint
 	err := m.do(ctx, key{ctx.AppName(), ctx.UserID(), ctx.SessionID()}, func(mem *byheart.Memory, e *entry) error {
-		contents = nil
+		sent = nil
 		if mem.Len() == 0 {
 			return nil
 		}
@@ -257,15 +258,45 @@ func (m *Memories) beforeModel(ctx agent.Context, req *model.LLMRequest) (*model
 		if res, err = mem.Continue(ctx); err != nil {
 			return err
 		}
-		contents, bp = Contents(res, e.signatures)
+		_, said := agentturn.NewestUser(mem)
+		sent, bp = contents(res, e.signatures, current(ctx.UserContent(), res, said.Time))
 		return nil
 	})
-	if err != nil || contents == nil {
+	if err != nil || sent == nil {
 		return nil, err
 	}
-	req.Contents = contents
+	req.Contents = sent
 	if m.cfg.Composed != nil {
 		m.cfg.Composed(ctx, res, bp)
 	}
 	return nil, nil
+}
+
+// current maps the parts of the invocation's user message that byheart
+// holds only as a description (an image, a file) to the place of that
+// description in res, so the request carries them as ADK gave them. The
+// message's turns are the newest user turns; while they are sent as parts
+// of their own (always, unless a long tool step made byheart rebuild and
+// quote them in the memory block), they end the last run of user turns in
+// res. Those quoted in the block stay described. when is the time the
+// message's turns were appended at, by which byheart resolves the dates
+// in them.
+func current(msg *genai.Content, res byheart.Result, when time.Time) map[int]*genai.Part {
+	ps, err := turns(msg, genai.RoleUser, time.Time{}, nil)
+	if err != nil || !slices.ContainsFunc(ps, func(p piece) bool { return p.part != nil }) {
+		return nil
+	}
+	last, lastMsg, lastPart := agentturn.LastUserPart(res)
+	given := map[int]*genai.Part{}
+	parts := res.Messages[max(lastMsg, 0)].Parts
+	for n := 0; last >= 0 && n < len(ps) && n <= lastPart; n++ {
+		p, part := ps[len(ps)-1-n], parts[lastPart-n]
+		if !agentturn.Sent(part, p.turn.Text, when) {
+			break
+		}
+		if p.part != nil {
+			given[last-n] = p.part
+		}
+	}
+	return given
 }

@@ -130,3 +130,33 @@ func TestACompositionStartingWithTheModelIsOpenedForTheUser(t *testing.T) {
 	assert.Equal(t, byheartadk.Opening, contents[0].Parts[0].Text)
 	assert.Equal(t, byheartadk.Breakpoint{Content: 2, Part: 0}, bp, "the breakpoint moves with the contents")
 }
+
+func TestContentsGiveEveryCallAnIdOfItsOwnInTheRequest(t *testing.T) {
+	// Some models number their calls per reply, so two steps repeat ids.
+	step := func(city string) []byheart.Turn {
+		return []byheart.Turn{
+			{Role: byheart.ToolCall, Tool: "get_weather", CallID: "call_0", Text: `{"city":"` + city + `"}`},
+			{Role: byheart.ToolResult, CallID: "call_0", Text: "mild in " + city},
+		}
+	}
+	turns := append([]byheart.Turn{{Role: byheart.User, Text: "weather?"}}, step("Paris")...)
+	turns = append(turns, byheart.Turn{Role: byheart.User, Text: "and Rome?"})
+	turns = append(turns, step("Rome")...)
+	contents, _ := byheartadk.Contents(compose(t, turns...), nil)
+
+	var calls, responses []string
+	for _, c := range contents {
+		for _, p := range c.Parts {
+			if p.FunctionCall != nil {
+				calls = append(calls, p.FunctionCall.ID)
+			}
+			if p.FunctionResponse != nil {
+				responses = append(responses, p.FunctionResponse.ID)
+			}
+		}
+	}
+	require.Len(t, calls, 2)
+	assert.NotEqual(t, calls[0], calls[1])
+	assert.Equal(t, calls, responses, "each response keeps its call's id")
+	assert.Equal(t, "call_0", calls[0], "the first keeps the model's own")
+}

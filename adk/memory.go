@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agentturn"
 	"google.golang.org/adk/v2/memory"
 	"google.golang.org/adk/v2/session"
 	"google.golang.org/genai"
@@ -74,23 +75,23 @@ func (s *MemoryService) AddSessionToMemory(ctx context.Context, sess session.Ses
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var all []byheart.Turn
+	var all []piece
 	for ev := range sess.Events().All() {
 		if ev == nil || ev.LLMResponse.Partial {
 			continue
 		}
-		ts, err := turns(ev.LLMResponse.Content, ev.Author, ev.Timestamp, nil)
+		ps, err := turns(ev.LLMResponse.Content, ev.Author, ev.Timestamp, nil)
 		if err != nil {
 			return err
 		}
-		all = append(all, ts...)
+		all = append(all, ps...)
 	}
 	u := s.user(userKey{sess.AppName(), sess.UserID()}, true)
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	done := u.added[sess.ID()]
 	for i := done; i < len(all); i++ {
-		if err := appendTurns(u.mem, all[i:i+1]); err != nil {
+		if _, err := agentturn.Append(u.mem, all[i].turn, 0); err != nil {
 			return fmt.Errorf("byheartadk: session %s, turn %d: %w", sess.ID(), i, err)
 		}
 		u.added[sess.ID()] = i + 1

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agentturn"
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/schema"
 )
@@ -34,7 +35,9 @@ var ErrNoMemory = errors.New("byhearteino: no memory in the run's context: use W
 // Config configures the middleware.
 type Config struct {
 	// Breakpoint, when set, marks the message that ends byheart's stable
-	// prefix (Result.StableUpto) as a prompt-cache breakpoint. For Eino's
+	// prefix (Result.StableUpto) as a prompt-cache breakpoint. It returns
+	// the marked message and leaves the one it is given unchanged: that may
+	// be the user's own message, sent as it came. For Eino's
 	// Claude model (eino-ext/components/model/claude) pass a function
 	// returning claude.SetMessageCacheControl(msg, nil), or with a
 	// CacheControl for a longer TTL. Models that cache
@@ -69,6 +72,10 @@ type binding struct {
 	// seen counts the agent state's messages already appended or written
 	// by the middleware; the state only grows between model calls.
 	seen int
+	// given holds the run's user messages that hold a part byheart keeps
+	// only as a description (an image, a file), by the index of their turn,
+	// so the run's requests carry them as they came.
+	given map[int]*schema.Message
 }
 
 type bindingKey struct{}
@@ -95,7 +102,7 @@ func (m *middleware) BeforeAgent(ctx context.Context, rc *adk.ChatModelAgentCont
 		return ctx, rc, err
 	}
 	b.mu.Lock()
-	b.seen = 0
+	b.seen, b.given = 0, map[int]*schema.Message{}
 	b.mu.Unlock()
 	return ctx, rc, nil
 }
@@ -116,7 +123,7 @@ func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 		system++
 	}
 	now := time.Now()
-	if err := appendMessages(b.mem, state.Messages[max(b.seen, system):], m.cfg.Sources, now); err != nil {
+	if err := appendMessages(b.mem, state.Messages[max(b.seen, system):], m.cfg.Sources, now, b.given); err != nil {
 		return ctx, state, err
 	}
 	if b.mem.Len() == 0 {
@@ -127,7 +134,7 @@ func (m *middleware) BeforeModelRewriteState(ctx context.Context, state *adk.Cha
 	if err != nil {
 		return ctx, state, err
 	}
-	msgs, stable := Messages(res)
+	msgs, stable := messages(res, b.current(res))
 	if stable >= 0 && m.cfg.Breakpoint != nil {
 		msgs[stable] = m.cfg.Breakpoint(msgs[stable])
 	}
@@ -152,9 +159,28 @@ func (m *middleware) AfterModelRewriteState(ctx context.Context, state *adk.Chat
 	if b.seen > len(state.Messages) {
 		b.seen = len(state.Messages)
 	}
-	if err := appendMessages(b.mem, state.Messages[b.seen:], m.cfg.Sources, time.Now()); err != nil {
+	if err := appendMessages(b.mem, state.Messages[b.seen:], m.cfg.Sources, time.Now(), b.given); err != nil {
 		return ctx, state, err
 	}
 	b.seen = len(state.Messages)
 	return ctx, state, nil
+}
+
+// current maps the run's user message that holds a part byheart keeps only
+// as a description to the place of its turn in res, so the request carries
+// it as it came. It is the newest user turn; while that is sent as a part
+// of its own (always, unless a long tool step made byheart rebuild and
+// quote it in the memory block) it is the last user turn part of res.
+// Earlier ones stay described.
+func (b *binding) current(res byheart.Result) map[int]*schema.Message {
+	u, turn := agentturn.NewestUser(b.mem)
+	msg := b.given[u]
+	if msg == nil {
+		return nil
+	}
+	last, i, j := agentturn.LastUserPart(res)
+	if last < 0 || !agentturn.Sent(res.Messages[i].Parts[j], turn.Text, turn.Time) {
+		return nil
+	}
+	return map[int]*schema.Message{last: msg}
 }

@@ -97,6 +97,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := out.ready(fs); err != nil {
 		return err
 	}
+	defer out.discard()
 	if *gen != "" {
 		return writeSynthetic(*gen)
 	}
@@ -142,10 +143,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	svgDir, data := picturesDir(fs, *svg, *locomo), []string{path}
 	if out.dir != "" {
-		if svgDir, err = out.staging(); err != nil {
-			return err
-		}
-		defer os.RemoveAll(svgDir)
+		svgDir = out.stage
 	}
 	if err := pictures(ds, res, svgDir, prog); err != nil {
 		return err
@@ -189,7 +187,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		res.Speed.Seconds = time.Since(start).Seconds()
 	}
 	if out.dir != "" {
-		if err := out.finish(svgDir, res, args, data); err != nil {
+		if err := out.finish(res, args, data); err != nil {
 			return fmt.Errorf("-out: %w", err)
 		}
 		fmt.Fprintf(stderr, "eval: wrote %s (%s verifies it: go run ./eval -verify %s)\n", out.dir, receiptName, out.dir)

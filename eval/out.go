@@ -13,9 +13,13 @@ import (
 
 // -out writes a run's results into a folder of their own: the tables as
 // Markdown and JSON, the pictures, report.html with all of them on one page,
-// and a receipt. The run draws into a staging folder beside the target and
-// moves the files in only once all are written, so a run that fails leaves
-// the folder as it was.
+// and a receipt. Before anything is measured the run makes a staging folder
+// inside the target, which proves it can write there, and draws into it;
+// once all is written it moves an earlier run's files aside, moves its own
+// in, and only then deletes the earlier ones. Staying inside the target keeps
+// every move on one file system, whatever the target is (a link, a mounted
+// volume, the working folder), so a run that fails leaves the folder as it
+// was.
 
 // The artifacts' file names, beside the pictures'.
 const (
@@ -24,11 +28,26 @@ const (
 	reportPage     = "report.html"
 )
 
-// outFlags are -out, -overwrite and -verify.
+// artifactNames are the files a run writes beside its receipt: all that
+// -overwrite deletes, whatever an edited receipt lists.
+var artifactNames = []string{tablesMarkdown, tablesJSON, reportPage, recallPicture, tokensPicture, cumulativePicture, paretoPicture}
+
+// stagingPrefix begins the name of the folder a run stages its results in,
+// and asideName names the folder inside it that holds an earlier run's
+// results while the new ones move in.
+const (
+	stagingPrefix = ".eval-staging-"
+	asideName     = "earlier"
+)
+
+// outFlags are -out, -overwrite and -verify, and the run's staging folder.
 type outFlags struct {
 	dir       string
 	overwrite bool
 	verify    string
+
+	stage string // where the results are written until finish moves them into dir
+	made  bool   // dir did not exist before this run
 }
 
 func addOutFlags(fs *flag.FlagSet) *outFlags {
@@ -41,54 +60,95 @@ func addOutFlags(fs *flag.FlagSet) *outFlags {
 
 // ready refuses, before anything is measured, a folder this run may not
 // write: one with files in it, unless -overwrite is given and its receipt
-// verifies (so only what an earlier run wrote, unedited, is replaced).
-// -svg beside it is refused too: both would say where the pictures go.
+// verifies and lists only files a run writes (so only what an earlier run
+// wrote, unedited, is replaced), or one where it cannot make its staging
+// folder. -svg beside it is refused too: both would say where the pictures
+// go. The caller calls discard when the run ends.
 func (o *outFlags) ready(fs *flag.FlagSet) error {
 	svg := false
 	fs.Visit(func(f *flag.Flag) { svg = svg || f.Name == "svg" })
 	if svg && o.dir != "" {
 		return errors.New("-out puts the pictures into its folder; drop -svg")
 	}
-	return o.writable()
-}
-
-// writable is ready's check of the folder.
-func (o *outFlags) writable() error {
 	if o.dir == "" {
 		if o.overwrite {
 			return errors.New("-overwrite needs -out")
 		}
 		return nil
 	}
-	entries, err := os.ReadDir(o.dir)
-	if errors.Is(err, os.ErrNotExist) || err == nil && len(entries) == 0 {
-		return nil
-	}
-	if err != nil {
+	if _, err := o.replaceable(); err != nil {
 		return err
 	}
-	if !o.overwrite {
-		return fmt.Errorf("%s: %w (%d files); pass -overwrite to replace the results of an earlier -out run there", o.dir, errNotEmpty, len(entries))
+	if _, err := os.Lstat(o.dir); errors.Is(err, os.ErrNotExist) {
+		o.made = true
 	}
-	if _, _, err := verify(o.dir); err != nil {
-		return fmt.Errorf("-overwrite refused, so nothing in the folder is lost: %w", err)
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return fmt.Errorf("-out: %w", err)
 	}
+	stage, err := os.MkdirTemp(o.dir, stagingPrefix)
+	if err != nil {
+		o.discard()
+		return fmt.Errorf("-out: cannot write into %s: %w", o.dir, err)
+	}
+	o.stage = stage
 	return nil
 }
 
-// staging is the folder this run's pictures and artifacts are drawn into.
-func (o *outFlags) staging() (string, error) {
-	parent := filepath.Dir(filepath.Clean(o.dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", err
+// replaceable is the receipt of the results in the -out folder this run
+// may replace: nil when the folder is missing or holds nothing but this
+// run's staging folder.
+func (o *outFlags) replaceable() (*receipt, error) {
+	entries, err := os.ReadDir(o.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
 	}
-	return os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(o.dir))+".staging-")
+	if err != nil {
+		return nil, fmt.Errorf("-out: %w", err)
+	}
+	own := ""
+	if o.stage != "" {
+		own = filepath.Base(o.stage)
+	}
+	entries = slices.DeleteFunc(entries, func(e os.DirEntry) bool { return e.Name() == own })
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	if !o.overwrite {
+		return nil, fmt.Errorf("%s: %w (%d files); pass -overwrite to replace the results of an earlier -out run there", o.dir, errNotEmpty, len(entries))
+	}
+	old, _, err := verifyBut(o.dir, own)
+	if err == nil {
+		var foreign []error
+		for _, a := range old.Artifacts {
+			if !slices.Contains(artifactNames, a.Path) {
+				foreign = append(foreign, fmt.Errorf("%s is not a file eval writes", a.Path))
+			}
+		}
+		if len(foreign) > 0 {
+			err = &mismatch{o.dir, foreign}
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("-overwrite refused, so nothing in the folder is lost: %w", err)
+	}
+	return old, nil
+}
+
+// discard removes what a run that did not finish wrote: its staging
+// folder, and the -out folder when the run made it and it is empty.
+func (o *outFlags) discard() {
+	if o.stage != "" {
+		_ = os.RemoveAll(o.stage)
+		o.stage = ""
+	}
+	if o.made {
+		_ = os.Remove(o.dir) // only if empty
+	}
 }
 
 // finish writes the tables, the page and the receipt beside the pictures
-// already in stage, then moves them into the -out folder, replacing an
-// earlier run's results (ready has verified them).
-func (o *outFlags) finish(stage string, res *results, args, data []string) error {
+// already in the staging folder, then swaps them in.
+func (o *outFlags) finish(res *results, args, data []string) error {
 	var md strings.Builder
 	if err := writeMarkdown(&md, res); err != nil {
 		return err
@@ -97,7 +157,7 @@ func (o *outFlags) finish(stage string, res *results, args, data []string) error
 	if err != nil {
 		return err
 	}
-	pictures, err := filepath.Glob(filepath.Join(stage, "*.svg"))
+	pictures, err := filepath.Glob(filepath.Join(o.stage, "*.svg"))
 	if err != nil {
 		return err
 	}
@@ -105,51 +165,116 @@ func (o *outFlags) finish(stage string, res *results, args, data []string) error
 		pictures[i] = filepath.Base(pictures[i])
 	}
 	slices.Sort(pictures)
-	page, err := reportHTML(md.String(), stage, pictures)
+	page, err := reportHTML(md.String(), o.stage, pictures)
 	if err != nil {
 		return err
 	}
 	for name, body := range map[string][]byte{tablesMarkdown: []byte(md.String()), tablesJSON: append(js, '\n'), reportPage: []byte(page)} {
-		if err := os.WriteFile(filepath.Join(stage, name), body, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(o.stage, name), body, 0o644); err != nil {
 			return err
 		}
 	}
 	artifacts := append([]string{tablesMarkdown, tablesJSON, reportPage}, pictures...)
-	rc, err := newReceipt(args, data, stage, artifacts)
+	rc, err := newReceipt(args, data, o.stage, artifacts)
 	if err != nil {
 		return err
 	}
-	if err := rc.write(stage); err != nil {
+	if err := rc.write(o.stage); err != nil {
 		return err
 	}
-	if err := o.clear(); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(o.dir, 0o755); err != nil {
-		return err
-	}
-	for _, name := range append(artifacts, receiptName) {
-		if err := os.Rename(filepath.Join(stage, name), filepath.Join(o.dir, name)); err != nil {
-			return err
-		}
-	}
-	return os.Remove(stage)
+	return o.swap(append(artifacts, receiptName))
 }
 
-// clear removes an earlier run's artifacts and receipt from the -out
-// folder, verified again now, since the run took a while.
-func (o *outFlags) clear() error {
-	if _, err := os.Stat(filepath.Join(o.dir, receiptName)); errors.Is(err, os.ErrNotExist) {
-		return o.writable() // an empty folder is fine; one filled meanwhile is not
-	}
-	old, _, err := verify(o.dir)
+// swap moves the staged files named into the -out folder in place of an
+// earlier run's results, verified again now since the run took a while:
+// those move aside into the staging folder, the new ones move in, and only
+// then are the earlier ones deleted. A move that fails puts back what moved.
+func (o *outFlags) swap(names []string) error {
+	old, err := o.replaceable()
 	if err != nil {
-		return fmt.Errorf("-overwrite refused, so nothing in the folder is lost: %w", err)
+		return err
 	}
-	for _, a := range old.Artifacts {
-		if err := os.Remove(filepath.Join(o.dir, a.Path)); err != nil {
+	aside := filepath.Join(o.stage, asideName)
+	if err := os.Mkdir(aside, 0o700); err != nil {
+		return err
+	}
+	var earlier []string
+	if old != nil {
+		for _, a := range old.Artifacts {
+			earlier = append(earlier, a.Path)
+		}
+		earlier = append(earlier, receiptName)
+	}
+	if moved, err := move(o.dir, aside, earlier); err != nil {
+		return o.undo(err, moved, nil)
+	}
+	if placed, err := move(o.stage, o.dir, names); err != nil {
+		return o.undo(err, earlier, placed)
+	}
+	o.made = false
+	return o.drop(old, aside)
+}
+
+// move renames the files named from one folder into another, both inside
+// the -out folder, and returns those it moved.
+func move(from, to string, names []string) ([]string, error) {
+	for i, name := range names {
+		if err := os.Rename(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
+			return names[:i], err
+		}
+	}
+	return nil, nil
+}
+
+// undo puts back what swap moved before it failed with err: the new files
+// placed in the -out folder back into staging, the earlier ones back from
+// aside. Should that fail too, the staging folder is kept, and the error
+// says where each run's files are.
+func (o *outFlags) undo(err error, aside, placed []string) error {
+	_, errBack := move(o.dir, o.stage, placed)
+	if errBack == nil {
+		_, errBack = move(filepath.Join(o.stage, asideName), o.dir, aside)
+	}
+	if errBack != nil {
+		kept := o.stage
+		o.stage = "" // discard must not remove it
+		return fmt.Errorf("%w; putting the files back failed too (%v): the earlier results are in %s, the new ones in %s", err, errBack, filepath.Join(kept, asideName), kept)
+	}
+	return err
+}
+
+// drop deletes the earlier results swap moved aside, each only when it is
+// still the file the earlier receipt vouched for; one that changed during
+// the swap is kept, and the error says where.
+func (o *outFlags) drop(old *receipt, aside string) error {
+	var kept []string
+	if old != nil {
+		for _, a := range old.Artifacts {
+			path := filepath.Join(aside, a.Path)
+			if h, err := hashRegular(path, a.Path, false, maxVerifyBytes); err != nil || h.SHA256 != a.SHA256 || h.Bytes != a.Bytes {
+				kept = append(kept, a.Path)
+				continue
+			}
+			if err := os.Remove(path); err != nil {
+				return err
+			}
+		}
+		path := filepath.Join(aside, receiptName)
+		if fi, err := os.Lstat(path); err != nil || regular(fi, receiptName, maxReceiptBytes) != nil {
+			kept = append(kept, receiptName)
+		} else if err := os.Remove(path); err != nil {
 			return err
 		}
 	}
-	return os.Remove(filepath.Join(o.dir, receiptName))
+	if len(kept) > 0 {
+		stage := o.stage
+		o.stage = "" // discard must not remove it
+		return fmt.Errorf("the new results are in place, but %s changed during the swap, so kept in %s", strings.Join(kept, ", "), filepath.Join(stage, asideName))
+	}
+	if err := os.Remove(aside); err != nil {
+		return err
+	}
+	err := os.Remove(o.stage)
+	o.stage = ""
+	return err
 }

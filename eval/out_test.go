@@ -253,3 +253,88 @@ func editReceipt(t *testing.T, dir string, edit func(*receipt)) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, b, 0o644))
 }
+
+func TestOverwriteRemovesOnlyFilesEvalWrites(t *testing.T) {
+	// A receipt shows accidental change only: one edited to list a file of
+	// the user's, with its hash, verifies. -overwrite must still not take it.
+	data, dir := tinyPath(t), filepath.Join(t.TempDir(), "results")
+	require.NoError(t, outRun(t, data, dir))
+	notes := filepath.Join(dir, "notes.txt")
+	require.NoError(t, os.WriteFile(notes, []byte("mine"), 0o644))
+	h, err := hashFile(notes)
+	require.NoError(t, err)
+	h.Path = "notes.txt"
+	editReceipt(t, dir, func(r *receipt) { r.Artifacts = append(r.Artifacts, h) })
+	_, _, err = verify(dir)
+	require.NoError(t, err, "the edited receipt matches the folder")
+
+	err = outRun(t, data, dir, "-overwrite")
+	require.ErrorIs(t, err, errReceiptMismatch)
+	assert.ErrorContains(t, err, "notes.txt is not a file eval writes")
+	got, err := os.ReadFile(notes)
+	require.NoError(t, err)
+	assert.Equal(t, "mine", string(got), "nothing lost")
+	_, _, err = verify(dir)
+	assert.NoError(t, err, "the folder is as it was")
+}
+
+func TestOutIntoTheWorkingFolder(t *testing.T) {
+	data, dir := tinyPath(t), t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, outRun(t, data, "."))
+	r, _, err := verify(".")
+	require.NoError(t, err)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, len(r.Artifacts)+1, "the artifacts and the receipt, no staging left")
+	require.NoError(t, outRun(t, data, ".", "-overwrite"), "and again over its own results")
+}
+
+func TestOutThatCannotBeWrittenFailsBeforeTheRun(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	for _, tc := range []struct{ name, dir string }{
+		{"a folder under a file", filepath.Join(file, "results")},
+		{"a folder where nothing can be made", "/sys/byheart-eval-results"}, // sysfs refuses even root
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.HasPrefix(tc.dir, "/sys/") {
+				if _, err := os.Stat("/sys/kernel"); err != nil {
+					t.Skip("no sysfs here")
+				}
+			}
+			var errs bytes.Buffer
+			err := run([]string{"-locomo", tinyPath(t), "-budget", "50", "-only", "recall", "-progress", "-out", tc.dir}, &bytes.Buffer{}, &errs)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.dir)
+			assert.NotContains(t, errs.String(), "recall", "nothing was measured")
+			_, err = os.Stat(tc.dir)
+			assert.Error(t, err, "nothing made")
+		})
+	}
+}
+
+func TestSwapThatFailsPutsTheEarlierResultsBack(t *testing.T) {
+	data, dir := tinyPath(t), filepath.Join(t.TempDir(), "results")
+	require.NoError(t, outRun(t, data, dir))
+	before, _, err := verify(dir)
+	require.NoError(t, err)
+
+	o := &outFlags{dir: dir, overwrite: true}
+	o.stage, err = os.MkdirTemp(dir, stagingPrefix)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(o.stage, tablesMarkdown), []byte("new"), 0o644))
+	// The second file was never staged, so its move fails after the first
+	// new file is in and every earlier one is aside.
+	require.Error(t, o.swap([]string{tablesMarkdown, tablesJSON}))
+
+	after, _, err := verifyBut(dir, filepath.Base(o.stage))
+	require.NoError(t, err, "the earlier results are back, unchanged")
+	assert.Equal(t, before.Artifacts, after.Artifacts)
+	staged, err := os.ReadFile(filepath.Join(o.stage, tablesMarkdown))
+	require.NoError(t, err)
+	assert.Equal(t, "new", string(staged), "the new file is back in staging")
+	o.discard()
+	_, _, err = verify(dir)
+	assert.NoError(t, err, "and discard leaves the folder as it was")
+}

@@ -20,8 +20,9 @@ import (
 // A receipt says where a folder of results came from: the command that
 // wrote it, the data it read, the code that measured, and a SHA-256 of every
 // file it wrote, so that anyone holding the folder can check nothing in it
-// was edited or swapped since, and that a later run overwrites only what an
-// earlier run wrote.
+// was changed by accident since, and that a later run overwrites only what
+// an earlier run wrote. It is no signature: whoever edits a file can
+// recompute its hash in the receipt, and the folder verifies.
 
 // receiptName is the receipt's file name inside an -out folder, and
 // receiptFormat its format, which verify insists on.
@@ -38,6 +39,17 @@ var (
 	errReceiptMismatch = errors.New("the folder does not match its receipt")
 	// errNotEmpty: -out names a folder that already holds files.
 	errNotEmpty = errors.New("the -out folder is not empty")
+	// errNotRegular: a file verify would read is a link, a pipe, a
+	// device, a folder, or too large; it reads none of those.
+	errNotRegular = fmt.Errorf("verify reads only regular files of at most %d MiB", maxVerifyBytes>>20)
+)
+
+// maxVerifyBytes bounds every file verify reads, and maxReceiptBytes the
+// receipt: the folder verify checks is someone else's, and nothing in it may
+// keep verify reading.
+const (
+	maxVerifyBytes  = 1 << 30
+	maxReceiptBytes = 1 << 20
 )
 
 // receipt is receipt.json.
@@ -74,19 +86,92 @@ type fileHash struct {
 	SHA256 string `json:"sha256"`
 }
 
-// hashFile is path's SHA-256 and size.
+// hashFile is the SHA-256 and size of the regular file at path,
+// following a symbolic link: what a run read or wrote.
 func hashFile(path string) (fileHash, error) {
-	f, err := os.Open(path)
+	return hashRegular(path, path, true, maxVerifyBytes)
+}
+
+// hashRegular is the SHA-256 and size of the file at path, which must be a
+// regular file of at most limit bytes; a symbolic link is followed only when
+// follow says so. name is what an error calls the file.
+func hashRegular(path, name string, follow bool, limit int64) (fileHash, error) {
+	f, err := openRegular(path, name, follow, limit)
 	if err != nil {
 		return fileHash{}, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, io.LimitReader(f, limit+1))
 	if err != nil {
 		return fileHash{}, err
 	}
+	if n > limit { // it grew since it was opened
+		return fileHash{}, fmt.Errorf("%s has more than %d bytes; %w", name, limit, errNotRegular)
+	}
 	return fileHash{Path: path, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// openRegular opens the file at path for reading after checking, before
+// and after the open, that it is a regular file of at most limit bytes: a
+// named pipe or a device would never end, or never answer. The open itself
+// neither blocks nor follows a final link (openFlags), so what is swapped
+// in between the checks is refused too.
+func openRegular(path, name string, follow bool, limit int64) (*os.File, error) {
+	stat := os.Lstat
+	if follow {
+		stat = os.Stat
+	}
+	before, err := stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(before, name, limit); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags(follow), 0)
+	if err != nil {
+		return nil, err
+	}
+	after, err := f.Stat()
+	switch {
+	case err != nil:
+	case !os.SameFile(before, after):
+		err = fmt.Errorf("%s was replaced while verify opened it; %w", name, errNotRegular)
+	default:
+		err = regular(after, name, limit)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// regular says what fi is when it is not a regular file of at most limit
+// bytes.
+func regular(fi os.FileInfo, name string, limit int64) error {
+	var kind string
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		if fi.Size() <= limit {
+			return nil
+		}
+		return fmt.Errorf("%s has more than %d bytes; %w", name, limit, errNotRegular)
+	case m&os.ModeSymlink != 0:
+		kind = "a symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		kind = "a named pipe"
+	case m&os.ModeDevice != 0:
+		kind = "a device"
+	case m.IsDir():
+		kind = "a folder"
+	case m&os.ModeSocket != 0:
+		kind = "a socket"
+	default:
+		kind = "not a regular file"
+	}
+	return fmt.Errorf("%s is %s; %w", name, kind, errNotRegular)
 }
 
 // codeVersion is the measuring code's version: the build info's VCS stamp
@@ -173,15 +258,19 @@ func (r *receipt) write(dir string) error {
 // readReceipt reads dir's receipt, refusing one whose artifact names leave
 // the folder, since verify and -overwrite act on them.
 func readReceipt(dir string) (*receipt, error) {
-	b, err := os.ReadFile(filepath.Join(dir, receiptName))
+	f, err := openRegular(filepath.Join(dir, receiptName), receiptName, false, maxReceiptBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", dir, errNoReceipt)
+	}
+	if errors.Is(err, errNotRegular) {
+		return nil, &mismatch{dir, []error{err}}
 	}
 	if err != nil {
 		return nil, err
 	}
+	defer f.Close()
 	var r receipt
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := json.NewDecoder(f).Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: %w: %s is not JSON: %v", dir, errReceiptMismatch, receiptName, err)
 	}
 	if r.Format != receiptFormat {
@@ -195,28 +284,56 @@ func readReceipt(dir string) (*receipt, error) {
 	return &r, nil
 }
 
+// mismatch is verify's error: every way the folder differs from its
+// receipt. It is errReceiptMismatch, and errNotRegular too when a file
+// verify would read is not one it reads.
+type mismatch struct {
+	dir      string
+	problems []error
+}
+
+func (m *mismatch) Error() string {
+	lines := make([]string, len(m.problems))
+	for i, p := range m.problems {
+		lines[i] = p.Error()
+	}
+	slices.Sort(lines)
+	return fmt.Sprintf("%s: %v:\n  %s", m.dir, errReceiptMismatch, strings.Join(lines, "\n  "))
+}
+
+func (m *mismatch) Unwrap() []error { return append([]error{errReceiptMismatch}, m.problems...) }
+
 // verify checks dir against its receipt: every artifact there with its
 // hash, no file the receipt does not list, and every data file that is
-// still where the receipt says with the hash the run read. It returns the
-// receipt, and an error naming every difference. A data file no longer
-// there is not a difference (results travel without their data); notes
-// says which were not checked.
+// still where the receipt says with the hash the run read. It reads only
+// regular files, the folder's own not through a link, each bounded in size.
+// It returns the receipt, and an error naming every difference. A data file
+// no longer there is not a difference (results travel without their data);
+// notes says which were not checked.
 func verify(dir string) (r *receipt, notes []string, err error) {
+	return verifyBut(dir, "")
+}
+
+// verifyBut is verify with one more name the folder may hold: the staging
+// folder of the run about to replace it.
+func verifyBut(dir, staging string) (r *receipt, notes []string, err error) {
 	if r, err = readReceipt(dir); err != nil {
 		return nil, nil, err
 	}
-	var problems []string
-	listed := map[string]bool{receiptName: true}
+	var problems []error
+	listed := map[string]bool{receiptName: true, staging: staging != ""}
 	for _, a := range r.Artifacts {
 		listed[a.Path] = true
-		got, err := hashFile(filepath.Join(dir, a.Path))
+		got, err := hashRegular(filepath.Join(dir, a.Path), a.Path, false, maxVerifyBytes)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			problems = append(problems, a.Path+" is missing")
+			problems = append(problems, errors.New(a.Path+" is missing"))
+		case errors.Is(err, errNotRegular):
+			problems = append(problems, err)
 		case err != nil:
-			problems = append(problems, fmt.Sprintf("%s: %v", a.Path, err))
+			problems = append(problems, fmt.Errorf("%s: %v", a.Path, err))
 		case got.SHA256 != a.SHA256 || got.Bytes != a.Bytes:
-			problems = append(problems, fmt.Sprintf("%s has SHA-256 %s (%d bytes), the receipt says %s (%d bytes)", a.Path, got.SHA256, got.Bytes, a.SHA256, a.Bytes))
+			problems = append(problems, fmt.Errorf("%s has SHA-256 %s (%d bytes), the receipt says %s (%d bytes)", a.Path, got.SHA256, got.Bytes, a.SHA256, a.Bytes))
 		}
 	}
 	entries, err := os.ReadDir(dir)
@@ -225,23 +342,24 @@ func verify(dir string) (r *receipt, notes []string, err error) {
 	}
 	for _, e := range entries {
 		if !listed[e.Name()] {
-			problems = append(problems, e.Name()+" is not in the receipt")
+			problems = append(problems, errors.New(e.Name()+" is not in the receipt"))
 		}
 	}
 	for _, d := range r.Data {
-		got, err := hashFile(d.Path)
+		got, err := hashRegular(d.Path, "data "+d.Path, true, maxVerifyBytes)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			notes = append(notes, "data "+d.Path+" is not there, so not checked")
+		case errors.Is(err, errNotRegular):
+			problems = append(problems, err)
 		case err != nil:
-			problems = append(problems, fmt.Sprintf("data %s: %v", d.Path, err))
+			problems = append(problems, fmt.Errorf("data %s: %v", d.Path, err))
 		case got.SHA256 != d.SHA256:
-			problems = append(problems, fmt.Sprintf("data %s has changed since the run: SHA-256 %s, the receipt says %s", d.Path, got.SHA256, d.SHA256))
+			problems = append(problems, fmt.Errorf("data %s has changed since the run: SHA-256 %s, the receipt says %s", d.Path, got.SHA256, d.SHA256))
 		}
 	}
 	if len(problems) > 0 {
-		slices.Sort(problems)
-		return r, notes, fmt.Errorf("%s: %w:\n  %s", dir, errReceiptMismatch, strings.Join(problems, "\n  "))
+		return r, notes, &mismatch{dir, problems}
 	}
 	return r, notes, nil
 }

@@ -99,3 +99,30 @@ func TestMemoryServiceAddsASessionOnceAndKeepsWordsAsSaid(t *testing.T) {
 func userEvent(text string) *event.Event {
 	return event.NewResponseEvent("inv", "user", &model.Response{Done: true, Choices: []model.Choice{{Message: model.NewUserMessage(text)}}})
 }
+
+func TestMemoryServiceTakesCallsSharingAnId(t *testing.T) {
+	ctx := context.Background()
+	svc := byhearttrpc.NewMemoryService(byheart.Options{})
+	sess := session.NewSession("app", "u1", "s1")
+	reply := model.Message{Role: model.RoleAssistant}
+	for _, city := range []string{"Paris", "Rome"} {
+		reply.ToolCalls = append(reply.ToolCalls, model.ToolCall{Type: "function", ID: "call_1",
+			Function: model.FunctionDefinitionParam{Name: "weather", Arguments: []byte(`{"city":"` + city + `"}`)}})
+	}
+	for _, ev := range []*event.Event{
+		userEvent("Weather in Paris and Rome?"),
+		event.NewResponseEvent("inv", "helper", &model.Response{Done: true, Choices: []model.Choice{{Message: reply}}}),
+		event.NewResponseEvent("inv", "helper", &model.Response{Done: true, Choices: []model.Choice{
+			{Message: model.NewToolMessage("call_1", "weather", "Sunny in Paris.")},
+			{Message: model.NewToolMessage("call_1", "weather", "Rain in Rome.")}}}),
+		userEvent("Then we pack the umbrella."),
+	} {
+		sess.Events = append(sess.Events, *ev)
+	}
+	require.NoError(t, svc.EnqueueAutoMemoryJob(ctx, sess))
+	read, err := svc.ReadMemories(ctx, memory.UserKey{AppName: "app", UserID: "u1"}, 0)
+	require.NoError(t, err)
+	all := texts(read)
+	assert.Contains(t, all, "Rain in Rome", "the second call's response")
+	assert.Contains(t, all, "pack the umbrella", "and what came after it")
+}

@@ -23,12 +23,13 @@ package byhearttrpc
 
 import (
 	"context"
-	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/byheart/byheart"
+	"github.com/byheart/byheart/internal/agentturn"
 	"trpc.group/trpc-go/trpc-agent-go/agent"
 	"trpc.group/trpc-go/trpc-agent-go/event"
 	"trpc.group/trpc-go/trpc-agent-go/model"
@@ -142,7 +143,8 @@ func (p *Plugin) beforeModel(ctx context.Context, args *model.BeforeModelArgs) (
 	for system < len(req.Messages) && req.Messages[system].Role == model.RoleSystem {
 		system++
 	}
-	msgs, stable := Messages(res)
+	_, said := agentturn.NewestUser(c.mem)
+	msgs, stable := messages(res, current(inv.Message, res, said.Time))
 	req.Messages = append(req.Messages[:system:system], msgs...)
 	if stable >= 0 {
 		stable += system
@@ -180,11 +182,11 @@ func (c *conversation) takeIn(sess *session.Session, sources func(model.Message)
 	return nil
 }
 
-// turns are the byheart turns an event holds: the user's text as a user
-// turn, the model's text as an assistant turn and its tool calls as tool
-// calls with their arguments, a tool's response as a tool result. Partial
-// (streaming) events, system messages and empty text are left out; so are
-// images, files and audio, since byheart holds text.
+// turns are the byheart turns an event holds: the user's message as a
+// user turn, the model's reply as an assistant turn and its tool calls as
+// tool calls with their arguments, a tool's response as a tool result,
+// each message's text as text gives it. Partial (streaming) events, system
+// messages and empty text are left out.
 func turns(e *event.Event, sources func(model.Message) byheart.Source) []byheart.Turn {
 	if e == nil || e.Response == nil || e.IsPartial {
 		return nil
@@ -196,12 +198,7 @@ func turns(e *event.Event, sources func(model.Message) byheart.Source) []byheart
 	var out []byheart.Turn
 	for _, ch := range e.Choices {
 		m := ch.Message
-		text := m.Content
-		for _, part := range m.ContentParts {
-			if part.Type == model.ContentTypeText && part.Text != nil {
-				text += *part.Text
-			}
-		}
+		text := text(m)
 		switch m.Role {
 		case model.RoleUser:
 			if strings.TrimSpace(text) != "" {
@@ -229,24 +226,84 @@ func turns(e *event.Event, sources func(model.Message) byheart.Source) []byheart
 	return out
 }
 
-// appendTurns appends ts. A response that answers no call waiting in the
-// step is kept as a note from its source, so the model still sees it,
-// framed.
+// appendTurns appends ts through agentturn.Append, which maps what
+// trpc-agent-go accepts and byheart would refuse: calls of one reply that
+// share an id, a tool name or call id that is not one line of printable
+// text, invalid UTF-8, a response with no text (agentturn.NoOutput). A
+// response that answers no call waiting in the step is kept as a note from
+// its source, so the model still sees it, framed.
 func appendTurns(mem *byheart.Memory, ts []byheart.Turn) error {
 	for _, t := range ts {
-		_, err := mem.AppendTurn(t)
-		if errors.Is(err, byheart.ErrNoCall) {
-			note := byheart.Turn{Role: byheart.Note, Text: t.Text, Time: t.Time, Source: t.Source}
-			if note.Source.Name == "" {
-				note.Source.Name = "tool:" + t.Tool
-			}
-			_, err = mem.AppendTurn(note)
-		}
-		if err != nil {
+		if _, err := agentturn.Append(mem, t, 0); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// text is a message's text: its content, then each of its parts, one
+// paragraph each, a part that is not text (an image, audio, a video, a
+// file) as the line that describes it (agentturn.Describe): byheart holds
+// text.
+func text(m model.Message) string {
+	parts := []string{m.Content}
+	for _, p := range m.ContentParts {
+		parts = append(parts, describe(p))
+	}
+	parts = slices.DeleteFunc(parts, func(s string) bool { return strings.TrimSpace(s) == "" })
+	return strings.Join(parts, "\n\n")
+}
+
+// describe is a part's text, or the line that describes it.
+func describe(p model.ContentPart) string {
+	a := agentturn.Attachment{Kind: string(p.Type)}
+	switch {
+	case p.Type == model.ContentTypeText:
+		if p.Text == nil {
+			return ""
+		}
+		return *p.Text
+	case p.Image != nil:
+		a.MIME, a.URL, a.Size = mime(p.Type, p.Image.Format), p.Image.URL, len(p.Image.Data)
+	case p.Audio != nil:
+		a.MIME, a.URL, a.Size = mime(p.Type, p.Audio.Format), p.Audio.URL, len(p.Audio.Data)
+	case p.Video != nil:
+		a.MIME, a.URL, a.Size = mime(p.Type, p.Video.Format), p.Video.URL, len(p.Video.Data)
+	case p.File != nil:
+		a.MIME, a.Name, a.URL, a.Size = p.File.MimeType, p.File.Name, p.File.URL, len(p.File.Data)
+	}
+	return agentturn.Describe(a)
+}
+
+// mime is a part's format as a MIME type: trpc-agent-go takes a subtype
+// ("png") or a whole type ("image/png").
+func mime(kind model.ContentType, format string) string {
+	if format == "" || strings.Contains(format, "/") {
+		return format
+	}
+	return string(kind) + "/" + format
+}
+
+// media reports whether m holds a part that is not text.
+func media(m model.Message) bool {
+	return slices.ContainsFunc(m.ContentParts, func(p model.ContentPart) bool { return p.Type != model.ContentTypeText })
+}
+
+// current maps the invocation's message, when it holds a part byheart
+// keeps only as a description, to the place of its turn in res, so the
+// request carries it as trpc-agent-go gave it. Its turn is the newest user
+// turn, said at when; while that is sent as a part of its own it is the
+// last user turn part of res (see agentturn.LastUserPart). Earlier
+// messages stay described.
+func current(msg model.Message, res byheart.Result, when time.Time) map[int]model.Message {
+	if !media(msg) {
+		return nil
+	}
+	last, i, j := agentturn.LastUserPart(res)
+	if last < 0 || !agentturn.Sent(res.Messages[i].Parts[j], text(msg), when) {
+		return nil
+	}
+	return map[int]model.Message{last: msg}
 }
 
 // Opening is the user message placed first when a composition starts with
@@ -260,13 +317,20 @@ const Opening = "(The conversation so far begins with the assistant.)"
 // of its reply (see byheart.Result.Pairs) with their arguments verbatim;
 // each result that answers one a tool message with its call's id and
 // tool, whose content is the result framed with its source, marked
-// UNVERIFIED when that is not authenticated. A call or result without its
-// partner is sent as its framed text. Call ids are byheart.Result.CallIDs',
-// so no two calls of a request share one. A composition that starts with
-// the assistant is opened by Opening. stable is the index of the message
-// holding the part at Result.Breakpoint, where a cache breakpoint goes, or
-// -1.
+// UNVERIFIED when that is not authenticated. Text of the reply after its
+// calls joins that message's content, so its tool messages follow it. A
+// call or result without its partner is sent as its framed text. Call ids
+// are byheart.Result.CallIDs', so no two calls of a request share one. A
+// composition that starts with the assistant is opened by Opening. stable
+// is the index of the message holding the part at Result.Breakpoint, where
+// a cache breakpoint goes, or -1.
 func Messages(res byheart.Result) (msgs []model.Message, stable int) {
+	return messages(res, nil)
+}
+
+// messages is Messages with the user messages given holds, by the index of
+// their part in the composition, sent as they are in place of byheart's.
+func messages(res byheart.Result, given map[int]model.Message) (msgs []model.Message, stable int) {
 	ids := res.CallIDs(nil)
 	bm, bp, hasBreakpoint := res.Breakpoint()
 	stable = -1
@@ -274,6 +338,7 @@ func Messages(res byheart.Result) (msgs []model.Message, stable int) {
 	k := 0
 	for i, m := range res.Messages {
 		for j, p := range m.Parts {
+			g, sent := given[k]
 			switch {
 			case m.Role == byheart.ToolCall && ids[k] != "" && p.Call != nil:
 				if reply < 0 {
@@ -285,9 +350,16 @@ func Messages(res byheart.Result) (msgs []model.Message, stable int) {
 			case m.Role == byheart.ToolResult && ids[k] != "" && p.Call != nil:
 				reply = -1
 				msgs = append(msgs, model.NewToolMessage(ids[k], p.Call.Name, p.Text))
+			case (m.Role == byheart.Assistant || m.Role == byheart.ToolCall) && reply >= 0 && len(msgs[reply].ToolCalls) > 0:
+				// Text after a reply's calls joins the message that carries
+				// them, which its tool messages must follow.
+				msgs[reply].Content = strings.TrimPrefix(msgs[reply].Content+"\n\n"+p.Text, "\n\n")
 			case m.Role == byheart.Assistant || m.Role == byheart.ToolCall:
 				msgs = append(msgs, model.NewAssistantMessage(p.Text))
 				reply = len(msgs) - 1
+			case sent:
+				reply = -1
+				msgs = append(msgs, g)
 			default:
 				reply = -1
 				msgs = append(msgs, model.NewUserMessage(p.Text))

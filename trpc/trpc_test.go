@@ -13,18 +13,19 @@ import (
 	byhearttrpc "github.com/byheart/byheart/trpc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"trpc.group/trpc-go/trpc-agent-go/agent/llmagent"
 	"trpc.group/trpc-go/trpc-agent-go/model"
 	"trpc.group/trpc-go/trpc-agent-go/runner"
-	"trpc.group/trpc-go/trpc-agent-go/session/inmemory"
 	"trpc.group/trpc-go/trpc-agent-go/tool"
 	"trpc.group/trpc-go/trpc-agent-go/tool/function"
 )
 
 // recorder is an in-process model that keeps every request as the model
 // gets it. A user message that asks about the weather gets a call of the
-// weather tool (two cities: two calls at once); anything else a text reply.
+// weather tool (two cities: two calls at once), one that asks for tools
+// the calls calls holds, when it holds any; anything else a text reply.
 type recorder struct {
+	calls []model.ToolCall
+
 	mu       sync.Mutex
 	requests [][]model.Message
 }
@@ -38,7 +39,11 @@ func (r *recorder) GenerateContent(_ context.Context, req *model.Request) (<-cha
 	r.mu.Unlock()
 	last := req.Messages[len(req.Messages)-1]
 	reply := model.NewAssistantMessage(fmt.Sprintf("Reply %d: noted, and the plan stays as agreed.", n))
-	if last.Role == model.RoleUser && strings.Contains(last.Content, "weather") {
+	switch {
+	case last.Role != model.RoleUser:
+	case r.calls != nil && strings.Contains(flat([]model.Message{last}), "tools"):
+		reply = model.Message{Role: model.RoleAssistant, ToolCalls: r.calls}
+	case strings.Contains(last.Content, "weather"):
 		reply = model.Message{Role: model.RoleAssistant}
 		for i, city := range []string{"Paris", "Lyon"} {
 			reply.ToolCalls = append(reply.ToolCalls, model.ToolCall{Type: "function", ID: fmt.Sprintf("call_%d_%d", n, i),
@@ -101,17 +106,21 @@ func newHarness(t *testing.T, opts byheart.Options) *harness {
 		defer h.mu.Unlock()
 		h.composed = append(h.composed, composition{res, clone(req.Messages), stable})
 	}})
-	ag := llmagent.New("helper", llmagent.WithModel(h.model), llmagent.WithInstruction(instruction),
-		llmagent.WithTools([]tool.Tool{weatherTool()}))
-	h.runner = runner.NewRunner("app", ag, runner.WithSessionService(inmemory.NewSessionService()), runner.WithPlugins(h.plugin))
-	t.Cleanup(func() { _ = h.runner.Close() })
+	h.runner = runnerWith(t, h.model, h.plugin)
 	return h
 }
 
 // say runs one user message to the end of the run.
 func (h *harness) say(t *testing.T, user, sessionID, text string) {
 	t.Helper()
-	events, err := h.runner.Run(context.Background(), user, sessionID, model.NewUserMessage(text))
+	send(t, h.runner, user, sessionID, model.NewUserMessage(text))
+}
+
+// send runs msg through r to the end of the run and fails t on any error
+// of it.
+func send(t *testing.T, r runner.Runner, user, sessionID string, msg model.Message) {
+	t.Helper()
+	events, err := r.Run(context.Background(), user, sessionID, msg)
 	require.NoError(t, err)
 	for ev := range events {
 		if ev.Response != nil && ev.Response.Error != nil {
@@ -266,4 +275,25 @@ func TestMessagesOpensWithTheUserAndCountsTheBreakpoint(t *testing.T) {
 
 	_, stable = byhearttrpc.Messages(byheart.Result{StableUpto: -1, Messages: res.Messages})
 	assert.Equal(t, -1, stable)
+}
+
+func TestTextAfterAReplysCallsJoinsTheMessageThatCarriesThem(t *testing.T) {
+	mem := byheart.New(byheart.Options{})
+	for _, turn := range []byheart.Turn{
+		{Role: byheart.User, Text: "What is the weather in Paris?"},
+		{Role: byheart.Assistant, Text: "Looking it up."},
+		{Role: byheart.ToolCall, Tool: "weather", CallID: "c1", Text: `{"city":"Paris"}`},
+		{Role: byheart.Assistant, Text: "One moment."},
+		{Role: byheart.ToolResult, CallID: "c1", Text: "Sunny in Paris."},
+	} {
+		_, err := mem.AppendTurn(turn)
+		require.NoError(t, err)
+	}
+	res, err := mem.Continue(context.Background())
+	require.NoError(t, err)
+	msgs, _ := byhearttrpc.Messages(res)
+	require.Len(t, msgs, 3)
+	checkCallsAnswered(t, msgs)
+	assert.Equal(t, "Looking it up.\n\nOne moment.", msgs[1].Content, "the text after the call joins its message")
+	assert.Equal(t, model.RoleTool, msgs[2].Role)
 }

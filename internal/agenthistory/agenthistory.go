@@ -12,6 +12,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/byheart/byheart"
 )
@@ -134,6 +137,149 @@ func Plans(mem *byheart.Memory, n int) error {
 		}
 		if _, err := mem.Append(byheart.Assistant, fmt.Sprintf("Answer %d: plan %d costs %d euro a month.", i, i, 40+i)); err != nil {
 			return fmt.Errorf("agenthistory: %w", err)
+		}
+	}
+	return nil
+}
+
+// The fuzz targets of the framework adapters (adk/, eino/, trpc/) play
+// their input as a conversation through FuzzScript, which draws a call's
+// id from FuzzIDs (or the ids a target gives) and its tool from FuzzTools:
+// ids that repeat in one reply, are empty, are the adapter's own suffixed
+// form, are too long, or hold a character byheart refuses or invalid
+// UTF-8, and tools that are empty or hold a tab. FuzzSeeds start them.
+var (
+	FuzzIDs   = []string{"c1", "c1", "", "c\n1", "c1~2", strings.Repeat("x", 300), "c\xff1"}
+	FuzzTools = []string{"get", "put", "", "bad\tname"}
+	FuzzSeeds = [][]byte{
+		{0, 1, 2, 0x21, 3, 0, 1, 3, 2, 0x33, 3, 1, 4, 0},
+		{2, 0x45, 3, 2, 2, 0x11, 3, 3, 0, 9, 1, 0},
+		{1, 1, 2, 0x77, 3, 0xff, 2, 0x07, 3, 0x80, 0, 0},
+	}
+)
+
+// FuzzKind is what a step of FuzzScript's conversation is.
+type FuzzKind int
+
+// The kinds of step: the user's message, the model's reply with its
+// calls, the responses to them, the model's reply of text alone.
+const (
+	FuzzUser FuzzKind = iota
+	FuzzReply
+	FuzzResponses
+	FuzzText
+)
+
+// FuzzStep is a step of FuzzScript's conversation.
+type FuzzStep struct {
+	Kind FuzzKind
+	At   time.Time // a minute after the step before
+	Arg  byte      // the step's second byte, for an adapter's own draws
+
+	// Text is the user's text (empty for an image alone), which names a
+	// relative date and holds invalid UTF-8, or the model's reply.
+	Text string
+	// Image says the user's message holds an image, before its text when
+	// ImageFirst.
+	Image, ImageFirst bool
+	// Calls are the reply's calls, or the calls the responses answer, in
+	// the order the responses come; a response may name the id "nobody".
+	Calls []FuzzCall
+}
+
+// FuzzCall is a call of a reply, or a response to one.
+type FuzzCall struct {
+	ID, Tool string
+	N        int    // its place among its reply's calls, or its response's among the responses
+	Output   string // a response's text; empty now and then, as frameworks send it
+}
+
+// FuzzScript plays data, two bytes a step, as at most 64 steps of a
+// conversation that starts at the first's At: user messages of text, an
+// image or both, either first; replies of up to four calls drawing their
+// ids from ids and tools from FuzzTools; the responses to the newest
+// reply's calls, in order or reversed, the first perhaps to no call; and
+// replies of text alone.
+func FuzzScript(data []byte, ids []string) []FuzzStep {
+	start := time.Date(2025, 3, 4, 9, 0, 0, 0, time.UTC)
+	var out []FuzzStep
+	var calls []FuzzCall // the newest reply's
+	for step := 0; len(data) >= 2 && step < 64; step++ {
+		op, arg := data[0], data[1]
+		data = data[2:]
+		s := FuzzStep{At: start.Add(time.Duration(step) * time.Minute), Arg: arg}
+		switch op % 5 {
+		case 0, 1:
+			s.Kind, s.Image, s.ImageFirst = FuzzUser, op%5 == 1, arg&2 != 0
+			if op%5 == 0 || arg&1 != 0 {
+				s.Text = fmt.Sprintf("message %d: the fence is due tomorrow \xfe", step)
+			}
+			calls = nil
+		case 2:
+			s.Kind = FuzzReply
+			calls = nil
+			for i := range int(arg % 5) {
+				calls = append(calls, FuzzCall{ID: ids[(int(arg)+i)%len(ids)], Tool: FuzzTools[(int(arg>>3)+i)%len(FuzzTools)], N: i})
+			}
+			s.Calls = calls
+		case 3:
+			s.Kind = FuzzResponses
+			for i := range calls {
+				c := calls[i]
+				if arg&1 != 0 {
+					c = calls[len(calls)-1-i]
+				}
+				if arg&2 != 0 && i == 0 {
+					c.ID = "nobody"
+				}
+				c.N, c.Output = i, fmt.Sprintf("out %d", i)
+				if arg&4 != 0 && i == len(calls)-1 {
+					c.Output = ""
+				}
+				s.Calls = append(s.Calls, c)
+			}
+			calls = nil
+		default:
+			s.Kind, s.Text = FuzzText, strings.Repeat("a reply ", int(arg))
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// Sent is what CheckAnswered reads of a message of a request: the calls it
+// carries, or, for a tool message, the call it answers (its id and tool).
+type Sent struct {
+	Calls  []FuzzCall
+	Answer *FuzzCall
+}
+
+// CheckAnswered is nil when each call in msgs is answered by the tool
+// messages right after its message (in any order), under an id no other
+// call of msgs has, and no tool message comes without its call; else it
+// says where that fails.
+func CheckAnswered(msgs []Sent) error {
+	seen := map[string]bool{}
+	for i := 0; i < len(msgs); i++ {
+		if a := msgs[i].Answer; a != nil {
+			return fmt.Errorf("message %d: a tool message %q without its call", i, a.ID)
+		}
+		var want, got []string
+		for _, c := range msgs[i].Calls {
+			if seen[c.ID] {
+				return fmt.Errorf("message %d: id %q twice in the request", i, c.ID)
+			}
+			seen[c.ID] = true
+			want = append(want, c.ID+" "+c.Tool)
+		}
+		for i+1 < len(msgs) && msgs[i+1].Answer != nil {
+			i++
+			got = append(got, msgs[i].Answer.ID+" "+msgs[i].Answer.Tool)
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(want, got) {
+			return fmt.Errorf("message %d: calls %q answered by %q", i, want, got)
 		}
 	}
 	return nil
