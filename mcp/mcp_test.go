@@ -481,10 +481,11 @@ func TestEveryToolSaysWhatItTakes(t *testing.T) {
 	}
 }
 
-// A turn whose expiry has passed is in no recall, though every turn of the
-// conversation was said long before the expiry: recall composes at the
-// time of the call, not at the newest turn's.
-func TestRecallLeavesOutAnExpiredTurn(t *testing.T) {
+// A turn whose expiry has passed is in no recall and not in the
+// conversation's resource, though every turn of the conversation was said
+// long before the expiry: both read at the time of the call, not at the
+// newest turn's.
+func TestRecallAndTheResourceLeaveOutAnExpiredTurn(t *testing.T) {
 	st := newStore(t)
 	srv, cs := serve(t, Config{Store: st, Tenant: alice.Tenant, User: alice.User, Options: byheart.Options{Budget: 20_000}})
 	turns := chat(alice.Conversation, 12)
@@ -506,5 +507,19 @@ func TestRecallLeavesOutAnExpiredTurn(t *testing.T) {
 	var got recallOut
 	if text := mcptest.OK(t, cs, "recall", recallIn{Conversation: alice.Conversation, Query: "the gate code"}, &got); strings.Contains(text, "2468") {
 		t.Errorf("recall holds the expired code:\n%s", text)
+	}
+	res, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: conversationURI(alice.Conversation)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(res.Contents[0].Text, "2468") {
+		t.Errorf("the resource holds the expired code:\n%s", res.Contents[0].Text)
+	}
+	var recent recentTurns
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &recent); err != nil {
+		t.Fatal(err)
+	}
+	if last := recent.Recent[len(recent.Recent)-1]; !last.Expired || last.Text != expiredText || last.Turn != len(turns) {
+		t.Errorf("the expired turn reads %+v", last)
 	}
 }

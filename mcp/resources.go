@@ -46,7 +46,14 @@ type recentTurn struct {
 	Time     time.Time `json:"time,omitzero"`
 	Text     string    `json:"text"`
 	Redacted bool      `json:"redacted,omitempty"`
+	// Expired marks a turn whose expiry has passed by the time of the
+	// read: its text is expiredText, as recall shows it.
+	Expired bool `json:"expired,omitempty"`
 }
+
+// expiredText stands in a turn's place once it has expired, as the
+// library's contexts show it.
+const expiredText = "[expired]"
 
 // addResources registers the resource template of a conversation's
 // recent turns.
@@ -80,12 +87,17 @@ func (s *Server) readConversation(ctx context.Context, req *sdk.ReadResourceRequ
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
 	out := recentTurns{Conversation: scope.Conversation, Turns: conv.Memory.Len(), Recent: []recentTurn{}}
+	now := time.Now() // recall's clock: an expired turn's words reach no reader
 	for i := max(0, out.Turns-s.cfg.Recent); i < out.Turns; i++ {
 		t, err := conv.Memory.Turn(i)
 		if err != nil {
 			return nil, err
 		}
-		out.Recent = append(out.Recent, recentTurn{Turn: i, Role: string(t.Role), Time: t.Time, Text: t.Text, Redacted: t.Redacted})
+		r := recentTurn{Turn: i, Role: string(t.Role), Time: t.Time, Text: t.Text, Redacted: t.Redacted}
+		if !t.Expires.IsZero() && !now.Before(t.Expires) {
+			r.Text, r.Expired = expiredText, true
+		}
+		out.Recent = append(out.Recent, r)
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
