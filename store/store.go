@@ -10,9 +10,10 @@
 // A stateless request loads, appends, composes and saves:
 //
 //	conv, err := store.Open(ctx, st, store.Scope{Tenant: "acme", User: "u42", Conversation: "c7"}, byheart.Options{})
+//	res, err := conv.Memory.Compose(ctx, question) // the question goes last in res.Messages
+//	// ... call the model with res.Messages, then append both turns ...
 //	conv.Memory.Append(byheart.User, question)
-//	res, err := conv.Memory.Compose(ctx, question)
-//	// ... call the model, append its answer ...
+//	conv.Memory.Append(byheart.Assistant, answer)
 //	err = conv.SaveAs(ctx, requestID) // store.ErrConflict: another writer saved first; open again and redo
 //
 // A save carries an id (Save's own, or the request's with SaveAs), so that
