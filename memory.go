@@ -266,8 +266,8 @@ const (
 // tuning is every number behind the rules that is a choice rather than a
 // consequence, in one place. Each Memory carries its own copy, so a test can
 // change one Memory's without touching any other's. The values in defaults
-// were chosen by measurement on the LoCoMo dev conversations; the README's
-// measured section gives the figures.
+// were chosen by measurement on the LoCoMo dev conversations; eval/README.md
+// gives the figures.
 type tuning struct {
 	// sessionGap is the pause after which a turn starts a new stretch,
 	// whatever the open one's size: talk resumed after a break is a new

@@ -10,8 +10,8 @@ import (
 type Tokenizer uint8
 
 // The tokenizer families ApproxTokens knows. Each estimate was compared
-// with the real tokenizer where one could be run offline; the README's
-// "Token budgets" section gives the measured error.
+// with the real tokenizer where one could be run offline; docs/budgets.md
+// gives the measured error.
 const (
 	// O200k is OpenAI's o200k_base: GPT-4o, GPT-4.1, o-series and later.
 	O200k Tokenizer = iota
