@@ -331,7 +331,7 @@ func (m *state) missing(rk *ranking, sel *kept, picked []int) []int {
 	floor := m.floor(rk, picked)
 	var keys []int
 	for _, s := range picked {
-		if rk.score(s) < floor {
+		if rk.score(s) < m.floorOf(rk, floor, s) {
 			continue // picks come by value, not by score
 		}
 		if k := m.str[s].start; !sel.covers(k) {
@@ -362,6 +362,36 @@ func (m *state) floor(rk *ranking, picked []int) float64 {
 		return 0
 	}
 	return share * rk.score(picked[0])
+}
+
+// floorOf is the floor a stretch s must reach: floor, but for a stretch
+// shorter than Chunk only because a long turn beside it is a stretch of
+// its own (a user's statement beside an assistant's pages, the reply to
+// them), the floor in proportion to its size. Ranked by BM25, a stretch
+// matches the query with the words it holds, and such a stretch holds a
+// turn's words where one the conversation's pace cut holds a Chunk's: it
+// must match as much of the query per character, not in all.
+func (m *state) floorOf(rk *ranking, floor float64, s int) float64 {
+	size := m.str[s].size
+	if rk.q == nil || size >= m.opt.Chunk || !m.besideLong(s) {
+		return floor
+	}
+	return floor * float64(size) / float64(m.opt.Chunk)
+}
+
+// besideLong reports whether stretch s has a long turn for a neighbour in
+// its sitting (see share).
+func (m *state) besideLong(s int) bool {
+	return s > 0 && m.longTurn(s-1) && m.sameSitting(s-1) || s+1 < len(m.str) && m.longTurn(s+1) && m.sameSitting(s)
+}
+
+// lowestFloor is the least floorOf can make of floor: a fill reading
+// stretches best first stops below it.
+func (m *state) lowestFloor(floor float64) float64 {
+	if !m.long {
+		return floor
+	}
+	return floor * float64(m.meter.minStretch) / float64(m.opt.Chunk)
 }
 
 // current reports whether the log still matches the conversation: the

@@ -218,3 +218,37 @@ func gardenAndSourdough(t *testing.T, opts Options) *Memory {
 	}
 	return m
 }
+
+// A stretch short only because a long turn beside it, in its sitting, is a
+// stretch of its own must match the query in proportion to its size; any
+// other stretch meets the whole floor, and so does every stretch when a
+// Retriever ranks.
+func TestAShortTurnBesideALongOneMeetsTheFloorInProportionToItsSize(t *testing.T) {
+	day := time.Date(2024, 3, 4, 9, 0, 0, 0, time.UTC)
+	m := New(Options{Chunk: 1000})
+	statement := "Our staging database is heron-7, on Postgres 16." // said beside an answer of pages
+	mustAppendAt(t, m, User, statement, day)
+	mustAppendAt(t, m, Assistant, strings.Repeat("A long answer about migrations and indexes. ", 60), day.Add(time.Minute))
+	mustAppendAt(t, m, User, "Thanks!", day.Add(2*time.Minute))
+	for i := range 30 { // short turns in the pace of chat, stretches of about Chunk
+		mustAppendAt(t, m, roleOf(i), topicTurn("garden", i)+" and more words about the beds", day.Add(time.Duration(3+i)*time.Minute))
+	}
+	mustAppendAt(t, m, User, "Later, alone after a pause.", day.Add(5*time.Hour))
+	mustAppendAt(t, m, Assistant, strings.Repeat("Another long answer, after the pause. ", 60), day.Add(6*time.Hour))
+	compose(t, m, "which postgres version?")
+	rk := bm25Ranker{}.ranking(&m.state, "which postgres version?")
+	s := m.stretchOf(0)
+	require.True(t, m.longTurn(s+1), "the answer is a stretch of its own")
+	size := float64(m.str[s].size)
+	assert.InDelta(t, 4*size/1000, m.floorOf(rk, 4, s), 1e-9, "the statement beside the answer")
+	garden := m.stretchOf(10)
+	assert.Equal(t, 4.0, m.floorOf(rk, 4, garden), "a stretch of the chat's pace")
+	alone := m.stretchOf(m.Len() - 2)
+	require.True(t, m.longTurn(alone+1))
+	require.Less(t, m.str[alone].size, 1000)
+	assert.Equal(t, 4.0, m.floorOf(rk, 4, alone), "the long turn beside it came after a pause")
+	retr := bm25Ranker{}.ranking(&m.state, "which postgres version?")
+	retr.q = nil // as a Retriever's ranking, which has no query of words
+	assert.Equal(t, 4.0, m.floorOf(retr, 4, s), "a Retriever's scores have no such scale")
+	assert.Less(t, m.lowestFloor(4), m.floorOf(rk, 4, s), "a fill stops below every floor")
+}

@@ -41,7 +41,8 @@
 //     lacks stretches a fresh selection would show for it, those that
 //     match enough of the query to be worth their place (beyond what any
 //     stretch matches by chance, a share Options.Stability of the rest of
-//     its weight) are recalled, best first, in a memory part past the
+//     its weight; a short turn beside a long one, in proportion to its
+//     size) are recalled, best first, in a memory part past the
 //     breakpoint, for that call alone (Result.Recalled): one query's needs
 //     cost one uncached read, not a cache write and a cached read on every
 //     call after. A log that shows the query's best stretch, or has room
@@ -870,6 +871,7 @@ type state struct {
 	sizes        sizeRanges // derived: stretch sizes by block
 	texts        []string   // derived: stretch texts for a Retriever, by stretch; "" until built
 	sel          *kept      // rule 3: the selection kept between calls
+	long         bool       // derived: a turn as long as a stretch was ever appended (see floorOf)
 	dropped      Rebuild    // why sel was dropped, if it was, for the next rebuild to report
 	calls        calls      // derived: the newest step's waiting calls
 	called       time.Time  // when the last call was asked (ComposeAt), zero if it did not say
@@ -1007,6 +1009,7 @@ func (m *Memory) AppendTurn(t Turn) (int, error) {
 		m.turns = append(make([]turn, 0, n+n/8), m.turns...)
 	}
 	m.turns = append(m.turns, x)
+	m.long = m.long || x.runeCount() >= m.opt.Chunk
 	m.setExpiry(n, t.Expires)
 	last := &m.str[len(m.str)-1]
 	m.pieces(n, n+1, last.start)(m.ix.addOpen)

@@ -217,6 +217,7 @@ func FromJSON(data []byte, opts Options) (*Memory, error) {
 			return nil, fmt.Errorf("%w: turn %d: %w", ErrFormat, i, err)
 		}
 		m.turns = append(m.turns, x)
+		m.long = m.long || x.runeCount() >= m.opt.Chunk
 		m.total += x.nativeSize()
 		m.setExpiry(i, t.Expires)
 	}
@@ -530,6 +531,7 @@ func (m *Memory) Apply(c Changes) error {
 			return fmt.Errorf("%w: turn %d: %w", ErrFormat, n+i, err)
 		}
 		m.turns = append(m.turns, x)
+		m.long = m.long || x.runeCount() >= m.opt.Chunk
 		m.total += x.nativeSize()
 		m.setExpiry(n+i, t.Expires)
 	}

@@ -445,7 +445,7 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, pick
 		if !ok {
 			break
 		}
-		if f.cut && h.v < f.floor {
+		if f.cut && h.v < m.floorOf(rk, f.floor, h.s) {
 			continue // taken by value, one below the floor may come before one above it
 		}
 		capacity -= size
@@ -454,6 +454,7 @@ func (rk *ranking) chooseBM25(upto, capacity, limit int, short bool) (keys, pick
 			picked = append(picked, h.s)
 			if short && !f.cut && len(picked) >= m.tune.judged {
 				f.floor, f.cut = m.floor(rk, picked), true
+				f.stop = m.lowestFloor(f.floor)
 			}
 		}
 	}
@@ -492,8 +493,9 @@ type picker struct {
 	state    int
 	zs       int  // zero-score walk: the next stretch to look at is zs-1
 	positive bool // stop at the first zero score (a keep check needs only the picks that score)
-	cut      bool // stop at the first score below floor (see picks)
+	cut      bool // stop at the first score below stop (see picks)
 	floor    float64
+	stop     float64 // the least floor any stretch has (see lowestFloor)
 }
 
 // Fill states: what to do when the stream runs out.
@@ -556,7 +558,7 @@ func (f *picker) next(room int) (hit, int, bool) {
 			} else {
 				f.pos++
 			}
-			if f.positive && h.v <= 0 || f.cut && h.v < f.floor {
+			if f.positive && h.v <= 0 || f.cut && h.v < f.stop {
 				return hit{}, 0, false
 			}
 			f.last, f.started = h, true
@@ -564,7 +566,7 @@ func (f *picker) next(room int) (hit, int, bool) {
 				return h, size, true
 			}
 		}
-		if f.cut && f.started && f.last.v < f.floor {
+		if f.cut && f.started && f.last.v < f.stop {
 			return hit{}, 0, false // whatever a further search finds scores less
 		}
 		switch f.state {

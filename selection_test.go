@@ -567,9 +567,11 @@ func referenceSize(m *Memory, s, upto int) int {
 
 // chooseReference is choose as a walk over every stretch in
 // referenceOrder; with short, it is picks: once the judged best are
-// picked, a stretch scoring below the floor is passed over, taking no room.
+// picked, a stretch scoring below its floor (floorOf) is passed over,
+// taking no room.
 func chooseReference(m *Memory, scores []float64, upto, capacity, limit int, short bool) (keys, picked []int) {
 	floor, cut := 0.0, false
+	rk := bm25Ranker{}.ranking(&m.state, m.rk.text)
 	for _, s := range referenceOrder(m, scores, upto) {
 		if limit > 0 && len(picked) == limit {
 			break
@@ -580,7 +582,7 @@ func chooseReference(m *Memory, scores []float64, upto, capacity, limit int, sho
 		if limit > 0 && scores[s] <= 0 {
 			break // a fill that counts its picks stops where the scores do
 		}
-		if cut && scores[s] < floor {
+		if cut && scores[s] < m.floorOf(rk, floor, s) {
 			continue
 		}
 		size := referenceSize(m, s, upto)
@@ -592,7 +594,6 @@ func chooseReference(m *Memory, scores []float64, upto, capacity, limit int, sho
 		if scores[s] > 0 {
 			picked = append(picked, s)
 			if short && !cut && len(picked) >= m.tune.judged {
-				rk := bm25Ranker{}.ranking(&m.state, m.rk.text)
 				floor, cut = m.floor(rk, picked), true
 			}
 		}
