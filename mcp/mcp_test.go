@@ -126,7 +126,7 @@ func TestRecallIsComposeOnTheSameMemory(t *testing.T) {
 			}
 			want := recallOut{Conversation: alice.Conversation, Turns: tc.turns, Budget: tc.budget,
 				Spent: spent{Spend: res.Spent, Total: res.Spent.Total()}, Rebuild: string(res.Rebuild),
-				Included: append([]int{}, res.Included...), Recalled: res.Recalled}
+				Included: append([]int{}, res.Included...), Recalled: res.Recalled, Standing: res.Standing}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("recall accounted\n%+v\nCompose\n%+v", got, want)
 			}
@@ -521,5 +521,23 @@ func TestRecallAndTheResourceLeaveOutAnExpiredTurn(t *testing.T) {
 	}
 	if last := recent.Recent[len(recent.Recent)-1]; !last.Expired || last.Text != expiredText || last.Turn != len(turns) {
 		t.Errorf("the expired turn reads %+v", last)
+	}
+}
+
+// A standing instruction the user gave through remember opens every
+// recall's context, whatever the query, and the accounting names it.
+func TestRecallOpensWithTheUsersStandingInstructions(t *testing.T) {
+	st := newStore(t)
+	_, cs := serve(t, Config{Store: st, Tenant: alice.Tenant, User: alice.User, Options: byheart.Options{Budget: 3000}})
+	turns := chat(alice.Conversation, 60)
+	rule := "From now on, always include version numbers when you name a library."
+	turns[0].Text = rule
+	rememberAll(t, cs, turns)
+	for _, query := range []string{"what about " + topics[1] + "?", "and " + topics[2] + "?"} {
+		var got recallOut
+		text := mcptest.OK(t, cs, "recall", recallIn{Conversation: alice.Conversation, Query: query}, &got)
+		if !strings.Contains(text, rule) || fmt.Sprint(got.Standing) != "[0]" {
+			t.Errorf("%q: standing %v, context:\n%s", query, got.Standing, text)
+		}
 	}
 }

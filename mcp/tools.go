@@ -52,6 +52,7 @@ type recallOut struct {
 	Rebuild      string `json:"rebuild,omitempty" jsonschema:"why the selection was made afresh, when it was"`
 	Included     []int  `json:"included" jsonschema:"the first turn of each stretch the context holds"`
 	Recalled     []int  `json:"recalled,omitempty" jsonschema:"the first turn of each stretch recalled past a kept context"`
+	Standing     []int  `json:"standing,omitempty" jsonschema:"the user's standing instructions and preferences the context opens with, whatever the query"`
 }
 
 // spent is byheart.Spend with its total.
@@ -305,6 +306,7 @@ func (s *Server) recall(ctx context.Context, req *sdk.CallToolRequest, in recall
 	out.Rebuild = string(res.Rebuild)
 	out.Included = append(out.Included, res.Included...)
 	out.Recalled = res.Recalled
+	out.Standing = res.Standing
 	return textResult(Render(res)), out, nil
 }
 
