@@ -391,7 +391,7 @@ func (m *state) lowestFloor(floor float64) float64 {
 	if !m.long {
 		return floor
 	}
-	return floor * float64(m.meter.minStretch) / float64(m.opt.Chunk)
+	return floor * minStretchSize / float64(m.opt.Chunk) // sizes and Chunk in characters
 }
 
 // current reports whether the log still matches the conversation: the
