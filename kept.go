@@ -371,9 +371,14 @@ func (m *state) floor(rk *ranking, picked []int) float64 {
 // matches the query with the words it holds, and such a stretch holds a
 // turn's words where one the conversation's pace cut holds a Chunk's: it
 // must match as much of the query per character, not in all.
+// Its size is the characters of its turns, as rule 2 weighs a stretch
+// (see ranking.value), in Chunk's unit whatever the budget's.
 func (m *state) floorOf(rk *ranking, floor float64, s int) float64 {
-	size := m.str[s].size
-	if rk.q == nil || size >= m.opt.Chunk || !m.besideLong(s) {
+	if rk.q == nil || !m.besideLong(s) {
+		return floor
+	}
+	size := m.runes(m.str[s].start, m.stretchEnd(s))
+	if size >= m.opt.Chunk {
 		return floor
 	}
 	return floor * float64(size) / float64(m.opt.Chunk)
@@ -391,7 +396,7 @@ func (m *state) lowestFloor(floor float64) float64 {
 	if !m.long {
 		return floor
 	}
-	return floor * minStretchSize / float64(m.opt.Chunk) // sizes and Chunk in characters
+	return floor / float64(m.opt.Chunk) // a turn holds a character at least
 }
 
 // current reports whether the log still matches the conversation: the
