@@ -748,8 +748,12 @@ func dateLine(t time.Time) string {
 }
 
 // newDay reports whether turn t starts a new day after turn t-1.
-func (c *conversation) newDay(t int) bool {
-	cur, prev := c.when(t), c.when(t-1)
+func (c *conversation) newDay(t int) bool { return c.newDayAfter(t-1, t) }
+
+// newDayAfter reports whether turn t was said on another day than turn p
+// (an undated turn never opens a day of its own).
+func (c *conversation) newDayAfter(p, t int) bool {
+	cur, prev := c.when(t), c.when(p)
 	if cur.IsZero() {
 		return false
 	}

@@ -670,8 +670,8 @@ func blockEntries(m *Memory, keys []int, upto int) []blockEntry {
 }
 
 // quotedEntries is what a memory part quoting turns [keys[i], ends[i])
-// holds when it opens with a section of the standing turns section and
-// leaves out of its runs the standing turns skip (both ascending): a
+// holds when it opens with a section showing the standing turns in
+// section and leaves out of its runs the turns in skip (both ascending): a
 // memory block leaves out those of its section, a recall those of the
 // block before it.
 func quotedEntries(m *Memory, keys, ends, section, skip []int) []blockEntry {

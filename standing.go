@@ -128,6 +128,12 @@ func (m *state) standingShown(upto int) (shown []int, left int) {
 // whose native turns start at upto: 0 when it shows none.
 func (m *state) standingSize(upto int) int {
 	shown, _ := m.standingShown(upto)
+	return m.sectionSize(shown)
+}
+
+// sectionSize is what a section showing the standing turns shown takes,
+// framing included: 0 for none.
+func (m *state) sectionSize(shown []int) int {
 	if len(shown) == 0 {
 		return 0
 	}
@@ -141,20 +147,6 @@ func (m *state) standingSize(upto int) int {
 	return size
 }
 
-// newDayAfter reports whether turn t was said on another day than turn p.
-func (c *conversation) newDayAfter(p, t int) bool {
-	cur, prev := c.when(t), c.when(p)
-	if cur.IsZero() {
-		return false
-	}
-	if prev.IsZero() {
-		return true
-	}
-	y1, m1, d1 := cur.Date()
-	y2, m2, d2 := prev.Date()
-	return y1 != y2 || m1 != m2 || d1 != d2
-}
-
 // writeStanding writes the section of standing turns shown, the newest
 // last, so that a later one changes what an earlier one said, each under
 // its day and its speaker as the block quotes a turn, and returns what it
@@ -163,19 +155,16 @@ func (m *state) writeStanding(b *strings.Builder, shown []int) int {
 	if len(shown) == 0 {
 		return 0
 	}
-	size := m.meter.standing
 	b.WriteString(standingHeader)
 	for i, t := range shown {
 		tt := &m.turns[t]
 		if i == 0 || m.newDayAfter(shown[i-1], t) {
 			b.WriteString(dateLine(m.timeOf(tt)))
-			size += tt.dateSize()
 		}
-		size += tt.lineLen()
 		m.writeLine(b, tt)
 	}
 	b.WriteString(standingFooter)
-	return size
+	return m.sectionSize(shown)
 }
 
 // markWire is a mark as ToJSON writes it: nil for StandingAuto.
